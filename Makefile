@@ -1,0 +1,59 @@
+# Front door of the project. `make help` lists the targets.
+
+SHELL := /usr/bin/env bash
+.DEFAULT_GOAL := help
+
+FORCE ?=
+VERSION ?=
+WHAT ?= kubelet kube-apiserver
+
+.PHONY: help
+help: ## Show this help.
+	@echo "Pluggable resource management for the kubelet: patch series and harness."
+	@echo
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@echo
+	@echo "Variables: FORCE=1 (make tree: discard unexported work), VERSION=vX.Y.Z (make rebase),"
+	@echo "           WHAT='kubelet kube-apiserver ...' (make build)"
+
+.PHONY: tree
+tree: ## Assemble upstream into _output/kubernetes and apply patches/ (reused when unchanged).
+	@hack/tree.sh $(if $(FORCE),--force)
+
+.PHONY: export
+export: ## Write the tree's commits (upstream..HEAD) to patches/ and staging/.
+	@hack/export.sh
+
+.PHONY: check-exported
+check-exported: ## Fail when the tree has commits or edits that are not in patches/.
+	@hack/check-exported.sh
+
+.PHONY: verify
+verify: ## From scratch: the series applies cleanly, exports byte for byte, passes the checks.
+	@hack/verify.sh
+
+.PHONY: rebase
+rebase: ## Rebase the series onto another upstream release: make rebase VERSION=v1.37.3
+	@test -n "$(VERSION)" || { echo "usage: make rebase VERSION=vX.Y.Z" >&2; exit 2; }
+	@hack/rebase.sh $(VERSION)
+
+.PHONY: rebase-continue
+rebase-continue: ## Finish a rebase after resolving its conflicts.
+	@hack/rebase.sh --continue
+
+.PHONY: build
+build: tree ## Build the patched binaries into _output/bin (WHAT=...).
+	@hack/build.sh $(WHAT)
+
+.PHONY: test
+test: ## Run the tests: assemble, build, upstream unit tests of touched packages, project tests.
+	@hack/test.sh
+
+.PHONY: demo
+demo: ## Show the feature: build the patched kubelet and show its feature gate.
+	@scripts/demo.sh
+
+.PHONY: clean
+clean: ## Remove _output/ (the assembled tree and binaries; the Go caches stay).
+	@chmod -R u+w _output 2>/dev/null || true
+	@rm -rf _output

@@ -1,0 +1,3 @@
+module github.com/pluggable-rm/harness
+
+go 1.26.0

@@ -1,0 +1,186 @@
+# Common settings and helpers for the hack/ scripts. Source it; do not run it.
+#
+# Paths can be overridden from the environment (the project's tests do, to run the tooling on a
+# small fake upstream):
+#   TREE         the assembled upstream tree            (default: _output/kubernetes)
+#   PATCHES      the patch series                        (default: patches)
+#   VERIFY_D     the checks make verify runs on the patched tree (default: hack/verify.d)
+#   UPSTREAM_SRC a directory with one subdirectory per release (e.g. v1.37.2/) to use instead of
+#                the Go module proxy (tests only)
+
+set -o errexit -o nounset -o pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PIN_FILE=${PIN_FILE:-$ROOT/hack/upstream.env}
+TREE=${TREE:-$ROOT/_output/kubernetes}
+PATCHES=${PATCHES:-$ROOT/patches}
+STAGING_OUT=${STAGING_OUT:-$ROOT/staging}
+BIN=${BIN:-$ROOT/_output/bin}
+VERIFY_D=${VERIFY_D:-$ROOT/hack/verify.d}
+UPSTREAM_SRC=${UPSTREAM_SRC:-}
+
+# shellcheck source=upstream.env
+. "$PIN_FILE"
+
+# Identity and date of the synthetic "upstream" commit: fixed, so that assembling the same release
+# twice gives the same commit id (and rebases compare like with like).
+UPSTREAM_IDENT_NAME="Kubernetes upstream"
+UPSTREAM_IDENT_EMAIL="upstream@kubernetes.invalid"
+UPSTREAM_DATE="2000-01-01T00:00:00Z"
+# Identity of commits made inside the tree (the series' author and `git am`'s committer).
+SERIES_IDENT_NAME="Pluggable Resource Management maintainers"
+SERIES_IDENT_EMAIL="maintainers@pluggable-rm.invalid"
+
+# Options that make format-patch independent of the user's git configuration.
+FORMAT_PATCH_OPTS=(--zero-commit --no-signature --no-numbered --abbrev=12 --no-renames
+  --diff-algorithm=myers -U3 --inter-hunk-context=0 --no-color --no-ext-diff)
+GIT_NEUTRAL=(-c diff.noprefix=false -c diff.mnemonicPrefix=false -c diff.relative=false
+  -c format.signature= -c format.coverLetter=false -c format.headers= -c core.abbrev=12
+  -c format.outputDirectory= -c format.forceInBodyFrom=false -c format.filenameMaxLength=64
+  -c core.quotePath=true -c log.showSignature=false)
+
+log() { printf '==> %s\n' "$*" >&2; }
+info() { printf '    %s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+tgit() { git -C "$TREE" "${GIT_NEUTRAL[@]}" "$@"; }
+
+# The patches of the series, in order.
+series_files() { find "$PATCHES" -maxdepth 1 -name '*.patch' | LC_ALL=C sort; }
+
+# A fingerprint of the pin and the series: the tree is reused when it did not change.
+series_fingerprint() {
+  { cat "$PIN_FILE"; series_files | while read -r p; do basename "$p"; cat "$p"; done; } | sha256sum | cut -c1-16
+}
+
+stamp_file() { echo "$TREE/.git/prm-stamp"; }
+
+# write_stamp records what the tree was made from and its HEAD, so a later run can tell a tree that
+# only needs re-applying from one that holds local, unexported work.
+write_stamp() {
+  printf 'fingerprint=%s\nhead=%s\n' "$(series_fingerprint)" "$(tgit rev-parse HEAD)" >"$(stamp_file)"
+}
+
+stamp_value() { sed -n "s/^$1=//p" "$(stamp_file)" 2>/dev/null || true; }
+
+# tree_has_local_work: the tree moved since it was last applied or exported, or has edits.
+tree_has_local_work() {
+  [ -d "$TREE/.git" ] || return 1
+  [ "$(tgit rev-parse HEAD)" != "$(stamp_value head)" ] && return 0
+  [ -n "$(tgit status --porcelain --untracked-files=normal)" ] && return 0
+  return 1
+}
+
+# staging_version_for v1.37.2 -> v0.37.2
+staging_version_for() { echo "v0.${1#v1.}"; }
+
+# module_dir MODULE VERSION: the module's directory in the Go module cache (downloaded if needed).
+# Prints nothing and returns 2 when the proxy does not serve that module version.
+module_dir() {
+  local out
+  if ! out=$(cd / && GOWORK=off GOFLAGS=-mod=mod go mod download -json "$1@$2" 2>&1); then
+    if grep -qE 'not available|not found|unknown revision|410 Gone|404 Not Found|403 Forbidden' <<<"$out"; then
+      return 2
+    fi
+    printf '%s\n' "$out" >&2
+    die "cannot download $1@$2 from the Go module proxy (see above)"
+  fi
+  local dir
+  dir=$(sed -n 's/^\t"Dir": "\(.*\)",$/\1/p' <<<"$out")
+  # Never hand back an empty or foreign path: callers copy from it.
+  if [ -z "$dir" ] || [ ! -f "$dir/go.mod" ]; then
+    printf '%s\n' "$out" >&2
+    die "go mod download $1@$2 gave no module directory"
+  fi
+  echo "$dir"
+}
+
+# assemble_upstream VERSION DEST: writes k8s.io/kubernetes@VERSION plus its staging modules into DEST
+# (which must not exist), as plain files.
+assemble_upstream() {
+  local version=$1 dest=$2 staging_version src name dir rc
+  staging_version=$(staging_version_for "$version")
+  mkdir -p "$dest"
+  if [ -n "$UPSTREAM_SRC" ]; then
+    [ -d "$UPSTREAM_SRC/$version" ] || die "UPSTREAM_SRC has no $version/"
+    info "copying upstream from $UPSTREAM_SRC/$version (UPSTREAM_SRC is set)"
+    cp -a "$UPSTREAM_SRC/$version/." "$dest/"
+  else
+    info "downloading k8s.io/kubernetes@$version"
+    rc=0
+    src=$(module_dir k8s.io/kubernetes "$version") || rc=$?
+    [ $rc -eq 2 ] && die "the Go module proxy does not serve k8s.io/kubernetes@$version"
+    [ $rc -eq 0 ] || exit 1
+    cp -r "$src/." "$dest/"
+    chmod -R u+w "$dest"
+    for name in $(sed -n 's#^\s*k8s.io/\([^ ]*\) => ./staging/src/k8s.io/.*#\1#p' "$dest/go.mod"); do
+      rc=0
+      dir=$(module_dir "k8s.io/$name" "$staging_version") || rc=$?
+      mkdir -p "$dest/staging/src/k8s.io/$name"
+      [ $rc -eq 0 ] || [ $rc -eq 2 ] || exit 1
+      if [ $rc -eq 2 ]; then
+        info "k8s.io/$name@$staging_version is not served: writing a stub go.mod"
+        printf 'module k8s.io/%s\n\ngo %s\n' "$name" "$(sed -n 's/^go //p' "$dest/go.mod")" \
+          >"$dest/staging/src/k8s.io/$name/go.mod"
+        continue
+      fi
+      info "k8s.io/$name@$staging_version"
+      cp -r "$dir/." "$dest/staging/src/k8s.io/$name/"
+    done
+    chmod -R u+w "$dest"
+    # Module zips do not keep file modes: make scripts executable again.
+    find "$dest" -type f \( -name '*.sh' -o -name '*.py' \) -exec chmod +x {} +
+  fi
+}
+
+# commit_upstream DIR VERSION: commits DIR's files as a root commit in the tree's repository (whose
+# work tree may be elsewhere) and prints the commit id. Same content, same id.
+commit_upstream() {
+  local dir=$1 version=$2 index tree
+  index=$(mktemp -u "$TREE/.git/upstream-index.XXXXXX")
+  GIT_INDEX_FILE=$index git -C "$TREE" --work-tree="$dir" add --all --force .
+  tree=$(GIT_INDEX_FILE=$index git -C "$TREE" write-tree)
+  rm -f "$index"
+  GIT_AUTHOR_NAME=$UPSTREAM_IDENT_NAME GIT_AUTHOR_EMAIL=$UPSTREAM_IDENT_EMAIL GIT_AUTHOR_DATE=$UPSTREAM_DATE \
+    GIT_COMMITTER_NAME=$UPSTREAM_IDENT_NAME GIT_COMMITTER_EMAIL=$UPSTREAM_IDENT_EMAIL GIT_COMMITTER_DATE=$UPSTREAM_DATE \
+    git -C "$TREE" commit-tree "$tree" -m "upstream: k8s.io/kubernetes $version" \
+    -m "k8s.io/kubernetes@$version from the Go module proxy, with each staging module
+k8s.io/<name>@$(staging_version_for "$version") in staging/src/k8s.io/<name>."
+}
+
+# init_tree_repo: an empty repository at $TREE with the settings the tooling relies on.
+init_tree_repo() {
+  mkdir -p "$TREE"
+  git -C "$TREE" init -q -b series
+  git -C "$TREE" config user.name "$SERIES_IDENT_NAME"
+  git -C "$TREE" config user.email "$SERIES_IDENT_EMAIL"
+  git -C "$TREE" config core.autocrlf false
+  git -C "$TREE" config gc.auto 0
+  # Keep every file byte for byte as the module proxy serves it: no end-of-line conversion from
+  # upstream's .gitattributes (some test data has CRLF endings).
+  mkdir -p "$TREE/.git/info"
+  echo '* -text' >"$TREE/.git/info/attributes"
+}
+
+# apply_series DIR [git-am options]: applies every patch to the repository DIR, one `git am` each so
+# a failure names the patch.
+apply_series() {
+  local dir=$1 p; shift
+  for p in $(series_files); do
+    info "applying $(basename "$p")"
+    if ! git -C "$dir" am --quiet --whitespace=error-all --committer-date-is-author-date "$@" "$p"; then
+      printf 'error: patch %s does not apply cleanly (see above).\n' "$(basename "$p")" >&2
+      return 1
+    fi
+  done
+}
+
+# export_series DIR OUT: writes upstream..HEAD of repository DIR as patches into OUT (emptied first).
+export_series() {
+  local dir=$1 out=$2
+  mkdir -p "$out"
+  find "$out" -maxdepth 1 -name '*.patch' -delete
+  if [ "$(git -C "$dir" rev-list --count upstream..HEAD)" -gt 0 ]; then
+    git -C "$dir" "${GIT_NEUTRAL[@]}" format-patch --quiet "${FORMAT_PATCH_OPTS[@]}" -o "$out" upstream..HEAD
+  fi
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The project's test suite (make test):
+#   1. assemble the tree and apply the series (reused when unchanged);
+#   2. build the patched kubelet (not rebuilt when unchanged);
+#   3. upstream's unit tests of every package the series adds or changes, plus the packages listed in
+#      hack/test-packages.txt (packages the series affects without editing them);
+#   4. the hack/verify.d checks (upstream's verify scripts for what the series touches) on the tree;
+#   5. the project's own Go tests (go test ./... in the project).
+#
+# Usage: hack/test.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+case ${1:-} in -h | --help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+
+"$ROOT/hack/tree.sh"
+"$ROOT/hack/build.sh" kubelet
+
+# Packages with Go files the series adds or changes, as directories of the tree.
+mapfile -t pkgs < <(
+  {
+    tgit diff --name-only --diff-filter=AMR upstream..HEAD -- '*.go' | xargs -r -n1 dirname
+    sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d' "$ROOT/hack/test-packages.txt"
+  } | LC_ALL=C sort -u | while read -r d; do
+    # A directory the series removed entirely, or one without Go files, has nothing to test.
+    compgen -G "$TREE/$d/*.go" >/dev/null && echo "./$d"
+  done
+)
+log "upstream unit tests of ${#pkgs[@]} packages the series touches"
+printf '    %s\n' "${pkgs[@]}" >&2
+(cd "$TREE" && go test "${pkgs[@]}")
+
+for check in "$VERIFY_D"/*.sh; do
+  [ -e "$check" ] || continue
+  log "$(basename "$check")"
+  TREE=$TREE "$check"
+done
+
+log "the project's own tests"
+(cd "$ROOT" && go test ./...)

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Verifies the series from scratch, in a temporary directory:
+#   1. upstream is assembled anew and every patch applies with `git am` (no fuzz, no whitespace errors);
+#   2. exporting the result reproduces patches/ and staging/ byte for byte;
+#   3. gofmt is clean on every Go file the series adds or changes;
+#   4. every hack/verify-*.d/ check (generated code, ...) passes on the result.
+#
+# Usage: hack/verify.sh [--keep]     (--keep leaves the temporary tree for inspection)
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+keep=false
+case ${1:-} in
+-h | --help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+--keep) keep=true ;;
+"") ;;
+*) die "unknown argument $1 (see --help)" ;;
+esac
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/prm-verify.XXXXXX")
+$keep || trap 'rm -rf "$work"' EXIT
+failed=0
+fail() { printf 'FAIL: %s\n' "$*" >&2; failed=1; }
+
+log "assembling upstream $KUBE_VERSION in $work"
+TREE=$work/kubernetes
+init_tree_repo
+assemble_upstream "$KUBE_VERSION" "$TREE"
+commit=$(commit_upstream "$TREE" "$KUBE_VERSION")
+git -C "$TREE" update-ref refs/heads/series "$commit"
+git -C "$TREE" tag -f upstream "$commit" >/dev/null
+git -C "$TREE" reset --quiet "$commit"
+
+log "applying $(series_files | wc -l) patches"
+if ! apply_series "$TREE"; then
+  fail "the series does not apply to upstream $KUBE_VERSION"
+  exit 1
+fi
+
+log "checking that export reproduces patches/ and staging/"
+export_series "$TREE" "$work/patches"
+"$ROOT/hack/export-staging.sh" "$TREE" "$work/staging"
+if ! diff -r -u "$PATCHES" "$work/patches" >"$work/patches.diff"; then
+  fail "exporting the applied series does not reproduce patches/ (first lines of the difference):"
+  sed -e "s#$work/patches#exported#g" "$work/patches.diff" | head -n 40 >&2
+fi
+if ! diff -r -u -x README.md "$STAGING_OUT" "$work/staging" >"$work/staging.diff"; then
+  fail "staging/ is not what the series exports (run make export):"
+  sed -e "s#$work/staging#exported#g" "$work/staging.diff" | head -n 40 >&2
+fi
+
+log "gofmt on the files the series touches"
+mapfile -t gofiles < <(git -C "$TREE" diff --name-only --diff-filter=AM upstream..HEAD -- '*.go')
+if [ ${#gofiles[@]} -gt 0 ]; then
+  unformatted=$(cd "$TREE" && gofmt -l "${gofiles[@]}")
+  [ -z "$unformatted" ] || fail "not gofmt-clean: $unformatted"
+fi
+info "${#gofiles[@]} Go files"
+
+for check in "$VERIFY_D"/*.sh; do
+  [ -e "$check" ] || continue
+  log "$(basename "$check")"
+  TREE=$TREE "$check" || fail "$(basename "$check")"
+done
+
+if [ $failed -ne 0 ]; then
+  $keep && info "the tree is kept in $TREE"
+  die "verify failed"
+fi
+log "verify passed: $(series_files | wc -l) patches on $KUBE_VERSION"

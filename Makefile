@@ -45,6 +45,10 @@ rebase-continue: ## Finish a rebase after resolving its conflicts.
 build: tree ## Build the patched binaries into _output/bin (WHAT=...).
 	@hack/build.sh $(WHAT)
 
+.PHONY: driver-image
+driver-image: ## Build the example driver binary and its container image tarball (offline).
+	@scripts/driver-image.sh
+
 .PHONY: test
 test: ## Run the tests: assemble, build, upstream unit tests of touched packages, project tests.
 	@hack/test.sh

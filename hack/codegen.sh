@@ -57,6 +57,9 @@ KUBE_VERBOSE=${KUBE_VERBOSE:-1}
 unset GREP_OPTIONS
 # As kube::golang::setup_env: the tree's workspace (go.work), binaries only where we put them.
 unset GOWORK GOBIN
+# As upstream's release builds: no local paths in what is built, so trees at other places (verify's
+# scratch tree) share the build cache and the tools.
+export GOFLAGS="${GOFLAGS:-} -trimpath"
 export PATH="$TOOLS/bin:$PATH"
 
 cd "$TREE"
@@ -379,8 +382,8 @@ step_openapi_spec() {
 
   info "building etcd and kube-apiserver"
   go build -o "$TOOLS/bin/etcd" go.etcd.io/etcd/server/v3
-  # The tags of upstream's builds (hack/lib/golang.sh); kube-apiserver is built without cgo.
-  CGO_ENABLED=0 go build -tags selinux,notest,grpcnotrace -o "$tmp/kube-apiserver" ./cmd/kube-apiserver
+  # The tags and flags of upstream's builds (hack/lib/golang.sh); kube-apiserver is built without cgo.
+  CGO_ENABLED=0 go build -tags selinux,notest,grpcnotrace -ldflags='-s -w' -o "$TOOLS/bin/kube-apiserver" ./cmd/kube-apiserver
 
   local etcd_port api_port api
   etcd_port=$(free_port)
@@ -398,7 +401,7 @@ step_openapi_spec() {
   info "starting kube-apiserver on 127.0.0.1:$api_port"
   # Flags as upstream's script (enums omitted from the static spec until kubernetes#109177).
   KUBE_APISERVER_STRICT_REMOVED_API_HANDLING_IN_ALPHA=${KUBE_APISERVER_STRICT_REMOVED_API_HANDLING_IN_ALPHA:-true} \
-    "$tmp/kube-apiserver" \
+    kube-apiserver \
     --bind-address=127.0.0.1 \
     --secure-port="$api_port" \
     --etcd-servers="http://127.0.0.1:$etcd_port" \

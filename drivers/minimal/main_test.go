@@ -1,0 +1,32 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	api "k8s.io/kubelet/pkg/apis/resourcemanager/v1alpha1"
+	"k8s.io/utils/cpuset"
+)
+
+func TestMinimalDriver(t *testing.T) {
+	ctx := context.Background()
+	d := &driver{held: map[string]cpuset.CPUSet{}}
+	if err := d.Sync(ctx, []*api.Allocation{{PodUid: "old", ContainerName: "c", Resources: &api.ResourceSet{Cpus: "1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	admit := func(pod string) (*api.ResourceSet, error) {
+		return d.Admit(ctx, &api.AdmitRequest{Pod: &api.PodInfo{Uid: pod}, Container: &api.ContainerInfo{Name: "c"}, AvailableCpus: "1-2"})
+	}
+	if got, err := admit("a"); err != nil || got.Cpus != "2" {
+		t.Errorf("Admit = %v, %v; want CPU 2 (1 is held)", got, err)
+	}
+	if _, err := admit("b"); err == nil {
+		t.Error("Admit succeeded with no free CPU")
+	}
+	if err := d.RemoveContainer(ctx, &api.RemoveContainerRequest{PodUid: "old", ContainerName: "c"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := admit("b"); err != nil || got.Cpus != "1" {
+		t.Errorf("Admit after release = %v, %v; want CPU 1", got, err)
+	}
+}

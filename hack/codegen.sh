@@ -6,9 +6,9 @@
 #                                applyconfigs
 #   hack/update-featuregates.sh  featuregates
 #   hack/update-generated-api-compatibility-data.sh
-#                                fixtures (staging/src/k8s.io/api/testdata/HEAD)
+#                                fixtures (staging/src/k8s.io/api/testdata)
 #   hack/update-openapi-spec.sh  openapi-spec (api/openapi-spec, api/discovery: etcd and a
-#                                kube-apiserver built from the tree, on free local ports)
+#                                kube-apiserver built from the tree, in a private network namespace)
 #
 # Usage: hack/codegen.sh [--only STEP[,STEP...]] [TREE]
 #
@@ -17,52 +17,11 @@
 # Tools are built into _output/tools (CODEGEN_TOOLS): the generators from the tree's own
 # code-generator and kube-openapi, etcd from the tree's go.mod; protoc is Debian's protobuf-compiler
 # (installed with apt-get when missing; upstream pins protoc 23.4, the generated files are the same).
-# Clients, listers, informers, register, prerelease-lifecycle and the kubelet's gRPC bindings are
-# not generated: no change of the series adds an API type or a gRPC service yet.
+# Clients, listers, informers, register and prerelease-lifecycle code is not generated: the series
+# adds no API type. The Go bindings of the series' gRPC APIs are hack/protobindings.sh's.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 ALL_STEPS=(protobuf deepcopy swagger defaults validation conversions openapi applyconfigs featuregates fixtures openapi-spec)
-
-steps=("${ALL_STEPS[@]}")
-tree_arg=""
-while [ $# -gt 0 ]; do
-  case $1 in
-  -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-  --only)
-    [ $# -ge 2 ] || die "--only needs a list of steps (see --help)"
-    IFS=, read -r -a steps <<<"$2"
-    for s in "${steps[@]}"; do
-      [[ " ${ALL_STEPS[*]} " == *" $s "* ]] || die "unknown step $s (steps: ${ALL_STEPS[*]})"
-    done
-    shift 2
-    ;;
-  -*) die "unknown option $1 (see --help)" ;;
-  *)
-    [ -z "$tree_arg" ] || die "more than one TREE given (see --help)"
-    tree_arg=$1
-    shift
-    ;;
-  esac
-done
-[ -z "$tree_arg" ] || TREE=$tree_arg
-[ -f "$TREE/go.mod" ] && [ -d "$TREE/staging/src/k8s.io/code-generator" ] ||
-  die "$TREE is not a Kubernetes tree (run make tree, or pass TREE)"
-TREE=$(cd "$TREE" && pwd)
-
-TOOLS=${CODEGEN_TOOLS:-$ROOT/_output/tools}
-BOILERPLATE=hack/boilerplate/boilerplate.generatego.txt
-# As hack/update-codegen.sh: sort and compare in one locale, generators at verbosity 1.
-export LC_ALL=C
-KUBE_VERBOSE=${KUBE_VERBOSE:-1}
-unset GREP_OPTIONS
-# As kube::golang::setup_env: the tree's workspace (go.work), binaries only where we put them.
-unset GOWORK GOBIN
-# As upstream's release builds: no local paths in what is built, so trees at other places (verify's
-# scratch tree) share the build cache and the tools.
-export GOFLAGS="${GOFLAGS:-} -trimpath"
-export PATH="$TOOLS/bin:$PATH"
-
-cd "$TREE"
 
 # ---------------------------------------------------------------------------------------------------
 # Tools
@@ -112,11 +71,18 @@ gogo_proto_include() {
 # ---------------------------------------------------------------------------------------------------
 # File selection, as hack/update-codegen.sh does it
 
-# Directories with their own go.work or a _codegenignore are left alone.
-mapfile -t DIRS_TO_AVOID < <(
-  git ls-files -cmo --exclude-standard -- ':!:vendor/*' ':(glob)*/**/go.work' ':(glob)**/_codegenignore/**' |
-    while read -r f; do echo ":!:$(dirname "$f")"; done
-)
+DIRS_TO_AVOID=() ALL_K8S_TAG_FILES=()
+find_tagged_files() {
+  # Directories with their own go.work or a _codegenignore are left alone.
+  mapfile -t DIRS_TO_AVOID < <(
+    git ls-files -cmo --exclude-standard -- ':!:vendor/*' ':(glob)*/**/go.work' ':(glob)**/_codegenignore/**' |
+      while read -r f; do echo ":!:$(dirname "$f")"; done
+  )
+  # Every Go file with a +k8s: comment tag: the generators' inputs are picked from these.
+  mapfile -t ALL_K8S_TAG_FILES < <(
+    git_grep -l -e '^// *+k8s:' -- ':!:*/testdata/*' ':(glob)**/*.go'
+  )
+}
 
 git_find() {
   git ls-files -cmo --exclude-standard ':!:vendor/*' "${DIRS_TO_AVOID[@]}" "$@"
@@ -125,10 +91,6 @@ git_find() {
 git_grep() {
   git grep --untracked "$@" ':!:vendor/*' "${DIRS_TO_AVOID[@]}"
 }
-
-mapfile -t ALL_K8S_TAG_FILES < <(
-  git_grep -l -e '^// *+k8s:' -- ':!:*/testdata/*' ':(glob)**/*.go'
-)
 
 # tag_pkgs TAG [FILE...]: ./DIR for each directory with a file that carries TAG.
 tag_pkgs() {
@@ -335,26 +297,20 @@ step_featuregates() {
 
 # hack/update-generated-api-compatibility-data.sh, for k8s.io/api (the series does not change the
 # apiextensions types). The first run writes the fixtures and fails; the second checks them.
+# Unlike upstream's script this runs the fixtures of previous releases too (testdata/v*), as
+# staging/src/k8s.io/api/testdata/README.md describes: PodSpec.ResourceDriver is a non-pointer
+# string, which protobuf always encodes, so objects of previous releases need their
+# *.after_roundtrip.pb (and every new release's testdata/ will, after a rebase).
 step_fixtures() {
   rm -f staging/src/k8s.io/api/testdata/HEAD/*.{yaml,json,pb}
-  UPDATE_COMPATIBILITY_FIXTURE_DATA=true go test k8s.io/api -run //HEAD >/dev/null 2>&1 || true
-  go test k8s.io/api -run //HEAD -count=1
+  UPDATE_COMPATIBILITY_FIXTURE_DATA=true go test k8s.io/api -run TestCompatibility >/dev/null 2>&1 || true
+  go test k8s.io/api -run TestCompatibility -count=1
 }
 
-# free_port: a TCP port nothing listens on.
-free_port() {
-  local port _
-  for _ in $(seq 50); do
-    port=$((20000 + RANDOM % 20000))
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return 0; }
-  done
-  die "no free TCP port found"
-}
-
-# wait_for_url URL WHAT TRIES
+# wait_for_url URL WHAT TRIES, as kube::util::wait_for_url.
 wait_for_url() {
-  local i
-  for i in $(seq "$3"); do
+  local _
+  for _ in $(seq "$3"); do
     curl --max-time 1 -gkfs "$1" >/dev/null 2>&1 && return 0
     sleep 1
   done
@@ -362,49 +318,40 @@ wait_for_url() {
   return 1
 }
 
-# hack/update-openapi-spec.sh: the spec a kube-apiserver serves with every API and feature on.
-# Upstream's script downloads etcd and builds with make; here etcd is built from the tree's go.mod,
-# the kube-apiserver with `go build`, both listen on free ports, and the spec is written to a
-# scratch directory first so that a failure leaves the tree's spec alone.
-SPEC_TMP="" ETCD_PID="" APISERVER_PID=""
-stop_servers() {
-  [ -z "$APISERVER_PID" ] || { kill "$APISERVER_PID" 2>/dev/null; wait "$APISERVER_PID" 2>/dev/null || true; }
-  [ -z "$ETCD_PID" ] || { kill "$ETCD_PID" 2>/dev/null; wait "$ETCD_PID" 2>/dev/null || true; }
-  [ -z "$SPEC_TMP" ] || rm -rf "$SPEC_TMP"
-  SPEC_TMP="" ETCD_PID="" APISERVER_PID=""
-}
-trap stop_servers EXIT
+# serve_openapi_spec OUT: the part of hack/update-openapi-spec.sh that runs etcd and kube-apiserver
+# and writes what the server serves into OUT/discovery and OUT/openapi-spec. The ports are
+# upstream's (the API server's port is part of api/discovery/api.json).
+ETCD_PID="" APISERVER_PID=""
+serve_openapi_spec() {
+  local out=$1 tmp=$1/run api=https://127.0.0.1:8050 port
+  # shellcheck disable=SC2317 # called by the trap
+  stop() {
+    [ -z "$APISERVER_PID" ] || { kill "$APISERVER_PID" 2>/dev/null; wait "$APISERVER_PID" 2>/dev/null || true; }
+    [ -z "$ETCD_PID" ] || { kill "$ETCD_PID" 2>/dev/null; wait "$ETCD_PID" 2>/dev/null || true; }
+  }
+  trap stop EXIT
+  mkdir -p "$tmp"
+  [ "${CODEGEN_NETNS:-}" != 1 ] || ip link set lo up
+  for port in 2379 8050; do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      die "port $port is in use: the OpenAPI spec step needs it (or root, for a private network namespace)"
+    fi
+  done
 
-step_openapi_spec() {
-  ensure_debian_packages jq=jq curl=curl openssl=openssl
-  SPEC_TMP=$(mktemp -d "${TMPDIR:-/tmp}/codegen-openapi.XXXXXX")
-  local tmp=$SPEC_TMP
-
-  info "building etcd and kube-apiserver"
-  go build -o "$TOOLS/bin/etcd" go.etcd.io/etcd/server/v3
-  # The tags and flags of upstream's builds (hack/lib/golang.sh); kube-apiserver is built without cgo.
-  CGO_ENABLED=0 go build -tags selinux,notest,grpcnotrace -ldflags='-s -w' -o "$TOOLS/bin/kube-apiserver" ./cmd/kube-apiserver
-
-  local etcd_port api_port api
-  etcd_port=$(free_port)
-  info "starting etcd on 127.0.0.1:$etcd_port"
-  etcd --advertise-client-urls "http://127.0.0.1:$etcd_port" --data-dir "$tmp/etcd" \
-    --listen-client-urls "http://127.0.0.1:$etcd_port" --listen-peer-urls "http://localhost:0" \
+  etcd --advertise-client-urls http://127.0.0.1:2379 --data-dir "$tmp/etcd" \
+    --listen-client-urls http://127.0.0.1:2379 --listen-peer-urls http://localhost:0 \
     --log-level=warn >"$tmp/etcd.log" 2>&1 &
   ETCD_PID=$!
-  wait_for_url "http://127.0.0.1:$etcd_port/health" etcd 80 || { tail -n 20 "$tmp/etcd.log" >&2; return 1; }
+  wait_for_url http://127.0.0.1:2379/health etcd 80 || { tail -n 20 "$tmp/etcd.log" >&2; exit 1; }
 
   echo "dummy_token,admin,admin" >"$tmp/tokenauth.csv"
   openssl genrsa -out "$tmp/sa.key" 2048 2>/dev/null
-  api_port=$(free_port)
-  api="https://127.0.0.1:$api_port"
-  info "starting kube-apiserver on 127.0.0.1:$api_port"
   # Flags as upstream's script (enums omitted from the static spec until kubernetes#109177).
   KUBE_APISERVER_STRICT_REMOVED_API_HANDLING_IN_ALPHA=${KUBE_APISERVER_STRICT_REMOVED_API_HANDLING_IN_ALPHA:-true} \
     kube-apiserver \
     --bind-address=127.0.0.1 \
-    --secure-port="$api_port" \
-    --etcd-servers="http://127.0.0.1:$etcd_port" \
+    --secure-port=8050 \
+    --etcd-servers=http://127.0.0.1:2379 \
     --advertise-address=10.10.10.10 \
     --cert-dir="$tmp/certs" \
     --feature-gates=AllAlpha=true,AllBeta=true,OpenAPIEnums=false \
@@ -419,39 +366,112 @@ step_openapi_spec() {
     --v=2 \
     --service-cluster-ip-range=10.0.0.0/24 >"$tmp/kube-apiserver.log" 2>&1 &
   APISERVER_PID=$!
-  if ! wait_for_url "$api/healthz" kube-apiserver 120; then
-    tail -n 20 "$tmp/kube-apiserver.log" >&2
-    return 1
-  fi
+  wait_for_url "$api/healthz" kube-apiserver 120 || { tail -n 20 "$tmp/kube-apiserver.log" >&2; exit 1; }
 
-  local get=(curl -kfsS -H 'Authorization: Bearer dummy_token')
-  local out=$tmp/api discovery=$tmp/api/discovery spec=$tmp/api/openapi-spec
-  mkdir -p "$discovery" "$spec/v3"
+  local get=(curl -kfsS -H 'Authorization: Bearer dummy_token') groups group name
+  mkdir -p "$out/discovery" "$out/openapi-spec/v3"
   "${get[@]}" -H 'Accept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' "$api/apis" |
-    jq -S . >"$discovery/aggregated_v2.json"
-  "${get[@]}" -w '\n' "$api/openapi/v2" | jq -S '.info.version="unversioned"' >"$spec/swagger.json"
-  local groups group name
+    jq -S . >"$out/discovery/aggregated_v2.json"
+  "${get[@]}" -w '\n' "$api/openapi/v2" | jq -S '.info.version="unversioned"' >"$out/openapi-spec/swagger.json"
   mapfile -t groups < <("${get[@]}" -w '\n' "$api/openapi/v3" | jq -r '.paths | to_entries | .[].key')
   info "OpenAPI v3 of ${#groups[@]} groups"
   for group in "${groups[@]}"; do
     name=${group}_openapi.json
-    "${get[@]}" -w '\n' "$api/openapi/v3/$group" | jq -S '.info.version="unversioned"' >"$spec/v3/${name//\//__}"
+    "${get[@]}" -w '\n' "$api/openapi/v3/$group" | jq -S '.info.version="unversioned"' >"$out/openapi-spec/v3/${name//\//__}"
     if [[ $group == api* ]]; then
       name=$group.json
-      "${get[@]}" "$api/$group" | jq -S . >"$discovery/${name//\//__}"
+      "${get[@]}" "$api/$group" | jq -S . >"$out/discovery/${name//\//__}"
     fi
   done
+}
 
-  rm -rf api/discovery api/openapi-spec
-  cp -r "$out/discovery" "$out/openapi-spec" api/
-  stop_servers
+# hack/update-openapi-spec.sh: the spec a kube-apiserver serves with every API and feature on.
+# Upstream's script downloads etcd and builds with make; here etcd is built from the tree's go.mod and
+# kube-apiserver with the flags of upstream's build. The servers run in a private network namespace
+# when possible (root), so upstream's fixed ports are always free and nothing outside reaches them.
+# The spec is served into a scratch directory first: a failure leaves the tree's spec alone.
+SPEC_TMP=""
+trap '[ -z "$SPEC_TMP" ] || rm -rf "$SPEC_TMP"' EXIT
+
+step_openapi_spec() {
+  ensure_debian_packages jq=jq curl=curl openssl=openssl
+  info "building etcd and kube-apiserver"
+  go build -o "$TOOLS/bin/etcd" go.etcd.io/etcd/server/v3
+  # The tags and flags of upstream's builds (hack/lib/golang.sh); kube-apiserver is built without cgo.
+  CGO_ENABLED=0 go build -tags selinux,notest,grpcnotrace -ldflags='-s -w' -o "$TOOLS/bin/kube-apiserver" ./cmd/kube-apiserver
+
+  SPEC_TMP=$(mktemp -d "${TMPDIR:-/tmp}/codegen-openapi.XXXXXX")
+  export TREE CODEGEN_TOOLS=$TOOLS
+  if unshare --net true 2>/dev/null; then
+    info "serving the spec in a private network namespace"
+    CODEGEN_NETNS=1 unshare --net --fork -- "$ROOT/hack/codegen.sh" --serve-openapi-spec "$SPEC_TMP"
+  else
+    info "serving the spec on 127.0.0.1:8050 (no private network namespace: not root?)"
+    "$ROOT/hack/codegen.sh" --serve-openapi-spec "$SPEC_TMP"
+  fi
+  # As upstream: api/discovery is written anew; in api/openapi-spec, swagger.json and v3/.
+  rm -rf api/discovery api/openapi-spec/swagger.json api/openapi-spec/v3
+  cp -r "$SPEC_TMP/discovery" api/discovery
+  cp -r "$SPEC_TMP/openapi-spec/swagger.json" "$SPEC_TMP/openapi-spec/v3" api/openapi-spec/
+  rm -rf "$SPEC_TMP"
+  SPEC_TMP=""
 }
 
 # ---------------------------------------------------------------------------------------------------
+# Main
+
+# Internal: the server half of step openapi-spec, run in its own network namespace.
+if [ "${1:-}" = --serve-openapi-spec ]; then
+  export PATH="$CODEGEN_TOOLS/bin:$PATH"
+  serve_openapi_spec "$2"
+  exit 0
+fi
+
+steps=("${ALL_STEPS[@]}")
+tree_arg=""
+while [ $# -gt 0 ]; do
+  case $1 in
+  -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  --only)
+    [ $# -ge 2 ] || die "--only needs a list of steps (see --help)"
+    IFS=, read -r -a steps <<<"$2"
+    for s in "${steps[@]}"; do
+      [[ " ${ALL_STEPS[*]} " == *" $s "* ]] || die "unknown step $s (steps: ${ALL_STEPS[*]})"
+    done
+    shift 2
+    ;;
+  -*) die "unknown option $1 (see --help)" ;;
+  *)
+    [ -z "$tree_arg" ] || die "more than one TREE given (see --help)"
+    tree_arg=$1
+    shift
+    ;;
+  esac
+done
+[ -z "$tree_arg" ] || TREE=$tree_arg
+[ -f "$TREE/go.mod" ] && [ -d "$TREE/staging/src/k8s.io/code-generator" ] ||
+  die "$TREE is not a Kubernetes tree (run make tree, or pass TREE)"
+TREE=$(cd "$TREE" && pwd)
+
+TOOLS=${CODEGEN_TOOLS:-$ROOT/_output/tools}
+BOILERPLATE=hack/boilerplate/boilerplate.generatego.txt
+# As hack/update-codegen.sh: sort and compare in one locale, generators at verbosity 1.
+export LC_ALL=C
+KUBE_VERBOSE=${KUBE_VERBOSE:-1}
+unset GREP_OPTIONS
+# As kube::golang::setup_env: the tree's workspace (go.work), binaries only where we put them.
+unset GOWORK GOBIN
+# As upstream's release builds: no local paths in what is built, so trees at other places (verify's
+# scratch tree) share the build cache and the tools.
+export GOFLAGS="${GOFLAGS:-} -trimpath"
+export PATH="$TOOLS/bin:$PATH"
+
+cd "$TREE"
 
 log "generating code in $TREE: ${steps[*]}"
 total_start=$(date +%s)
 install_tools
+find_tagged_files
 for step in "${ALL_STEPS[@]}"; do
   [[ " ${steps[*]} " == *" $step "* ]] || continue
   log "$step"

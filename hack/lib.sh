@@ -32,7 +32,7 @@ SERIES_IDENT_NAME="Pluggable Resource Management maintainers"
 SERIES_IDENT_EMAIL="maintainers@pluggable-rm.invalid"
 
 # Options that make format-patch independent of the user's git configuration.
-FORMAT_PATCH_OPTS=(--zero-commit --no-signature --no-numbered --abbrev=12 --no-renames
+FORMAT_PATCH_OPTS=(--zero-commit --no-signature --no-numbered --abbrev=12 --no-renames --binary
   --diff-algorithm=myers -U3 --inter-hunk-context=0 --no-color --no-ext-diff)
 GIT_NEUTRAL=(-c diff.noprefix=false -c diff.mnemonicPrefix=false -c diff.relative=false
   -c format.signature= -c format.coverLetter=false -c format.headers= -c core.abbrev=12

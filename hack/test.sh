@@ -2,7 +2,8 @@
 # The project's test suite (make test):
 #   1. assemble the tree and apply the series (reused when unchanged);
 #   2. build the patched kubelet (not rebuilt when unchanged);
-#   3. upstream's unit tests of every package the series adds or changes, plus the packages listed in
+#   3. upstream's tests of every package the series adds or changes (unit tests, and integration
+#      tests with etcd built by hack/install-etcd.sh), plus the packages listed in
 #      hack/test-packages.txt (packages the series affects without editing them);
 #   4. the hack/verify.d checks (upstream's verify scripts for what the series touches) on the tree;
 #   5. the project's own Go tests (go test ./... in the project).
@@ -25,9 +26,11 @@ mapfile -t pkgs < <(
     compgen -G "$TREE/$d/*.go" >/dev/null && echo "./$d"
   done
 )
-log "upstream unit tests of ${#pkgs[@]} packages the series touches"
+# Upstream's integration tests (test/integration/...) start etcd from PATH.
+etcd_dir=$("$ROOT/hack/install-etcd.sh")
+log "upstream tests of ${#pkgs[@]} packages the series touches"
 printf '    %s\n' "${pkgs[@]}" >&2
-(cd "$TREE" && go test "${pkgs[@]}")
+(cd "$TREE" && PATH="$etcd_dir:$PATH" go test "${pkgs[@]}")
 
 for check in "$VERIFY_D"/*.sh; do
   [ -e "$check" ] || continue

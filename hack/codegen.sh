@@ -15,10 +15,11 @@
 # TREE defaults to $TREE or _output/kubernetes. Each generator first deletes the files it owns, so
 # running this on an up-to-date tree changes nothing (hack/verify.d/20-codegen.sh relies on that).
 # Tools are built into _output/tools (CODEGEN_TOOLS): the generators from the tree's own
-# code-generator and kube-openapi, etcd from the tree's go.mod; protoc is Debian's protobuf-compiler
+# code-generator and kube-openapi, etcd by hack/install-etcd.sh; protoc is Debian's protobuf-compiler
 # (installed with apt-get when missing; upstream pins protoc 23.4, the generated files are the same).
 # Clients, listers, informers, register and prerelease-lifecycle code is not generated: the series
 # adds no API type. The Go bindings of the series' gRPC APIs are hack/protobindings.sh's.
+set -o errexit -o nounset -o pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 ALL_STEPS=(protobuf deepcopy swagger defaults validation conversions openapi applyconfigs featuregates fixtures openapi-spec)
@@ -396,13 +397,14 @@ trap '[ -z "$SPEC_TMP" ] || rm -rf "$SPEC_TMP"' EXIT
 step_openapi_spec() {
   ensure_debian_packages jq=jq curl=curl openssl=openssl
   info "building etcd and kube-apiserver"
-  go build -o "$TOOLS/bin/etcd" go.etcd.io/etcd/server/v3
+  cp "$(TREE=$TREE "$ROOT/hack/install-etcd.sh")/etcd" "$TOOLS/bin/etcd"
   # The tags and flags of upstream's builds (hack/lib/golang.sh); kube-apiserver is built without cgo.
   CGO_ENABLED=0 go build -tags selinux,notest,grpcnotrace -ldflags='-s -w' -o "$TOOLS/bin/kube-apiserver" ./cmd/kube-apiserver
 
   SPEC_TMP=$(mktemp -d "${TMPDIR:-/tmp}/codegen-openapi.XXXXXX")
   export TREE CODEGEN_TOOLS=$TOOLS
   if unshare --net true 2>/dev/null; then
+    ensure_debian_packages ip=iproute2
     info "serving the spec in a private network namespace"
     CODEGEN_NETNS=1 unshare --net --fork -- "$ROOT/hack/codegen.sh" --serve-openapi-spec "$SPEC_TMP"
   else

@@ -12,7 +12,7 @@
 case ${1:-} in -h | --help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 [ $# -eq 2 ] || die "usage: hack/export-staging.sh TREE OUT"
 tree=$1 out=$2
-list=$ROOT/hack/staging.list
+list=$STAGING_LIST
 
 mkdir -p "$out"
 find "$out" -mindepth 1 -maxdepth 1 ! -name README.md -exec rm -rf {} +

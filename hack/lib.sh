@@ -4,6 +4,7 @@
 # small fake upstream):
 #   TREE         the assembled upstream tree            (default: _output/kubernetes)
 #   PATCHES      the patch series                        (default: patches)
+#   STAGING_LIST what make export copies to staging/     (default: hack/staging.list)
 #   VERIFY_D     the checks make verify runs on the patched tree (default: hack/verify.d)
 #   UPSTREAM_SRC a directory with one subdirectory per release (e.g. v1.37.2/) to use instead of
 #                the Go module proxy (tests only)
@@ -15,6 +16,7 @@ PIN_FILE=${PIN_FILE:-$ROOT/hack/upstream.env}
 TREE=${TREE:-$ROOT/_output/kubernetes}
 PATCHES=${PATCHES:-$ROOT/patches}
 STAGING_OUT=${STAGING_OUT:-$ROOT/staging}
+STAGING_LIST=${STAGING_LIST:-$ROOT/hack/staging.list}
 BIN=${BIN:-$ROOT/_output/bin}
 VERIFY_D=${VERIFY_D:-$ROOT/hack/verify.d}
 UPSTREAM_SRC=${UPSTREAM_SRC:-}

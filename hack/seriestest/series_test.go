@@ -82,8 +82,8 @@ func (e *env) run(script string, args ...string) (string, bool) {
 	cmd.Env = append(os.Environ(),
 		"UPSTREAM_SRC="+e.upstream, "PIN_FILE="+e.pin, "TREE="+e.tree,
 		"PATCHES="+e.patches, "STAGING_OUT="+e.staging, "TMPDIR="+e.t.TempDir(),
-		// The real checks need a real Kubernetes tree.
-		"VERIFY_D="+e.t.TempDir())
+		// The real checks and staging modules need a real Kubernetes tree.
+		"VERIFY_D="+e.t.TempDir(), "STAGING_LIST="+filepath.Join(e.t.TempDir(), "none"))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

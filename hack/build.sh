@@ -42,7 +42,9 @@ for pkg in k8s.io/client-go/pkg/version k8s.io/component-base/version; do
   ldflags+=" -X '$pkg.gitVersion=$version' -X '$pkg.gitCommit=$commit' -X '$pkg.gitTreeState=$tree_state'"
   ldflags+=" -X '$pkg.buildDate=$build_date' -X '$pkg.gitMajor=$major' -X '$pkg.gitMinor=$minor'"
 done
-# As upstream's hack/lib/golang.sh: these tags, and cgo only for the kubelet and test binaries.
+# As upstream's hack/lib/golang.sh: these tags, cgo only for the kubelet and test binaries, and
+# -trimpath (which also lets the Go build cache of one checkout serve another: CI clones anew).
+# Tests are not built with -trimpath: upstream's integration framework locates files by source path.
 tags=selinux,notest,grpcnotrace
 
 # What a binary depends on, as a fingerprint: sources (commit plus any uncommitted edits), flags, Go.
@@ -61,9 +63,9 @@ for t in "${targets[@]}"; do
   start=$(date +%s)
   rm -f "$stamp"
   if [ "$t" = e2e_node.test ]; then
-    (cd "$TREE" && CGO_ENABLED=$cgo go test -c -o "$out" -tags "$tags" -ldflags "$ldflags" "$(package_of "$t")")
+    (cd "$TREE" && CGO_ENABLED=$cgo go test -c -trimpath -o "$out" -tags "$tags" -ldflags "$ldflags" "$(package_of "$t")")
   else
-    (cd "$TREE" && CGO_ENABLED=$cgo go build -o "$out" -tags "$tags" -ldflags "$ldflags" "$(package_of "$t")")
+    (cd "$TREE" && CGO_ENABLED=$cgo go build -trimpath -o "$out" -tags "$tags" -ldflags "$ldflags" "$(package_of "$t")")
   fi
   echo "$source_id" >"$stamp"
   info "built $out in $(($(date +%s) - start))s"

@@ -13,7 +13,6 @@ declare -A need=(
   [git]=git
   [make]=make
   [gcc]=gcc
-  [rsync]=rsync
 )
 missing=()
 for cmd in "${!need[@]}"; do

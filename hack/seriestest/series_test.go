@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -26,11 +25,15 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
+	// go test runs in the package directory, hack/seriestest.
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	e := &env{
 		t:        t,
-		hack:     filepath.Dir(filepath.Dir(file)),
+		hack:     filepath.Dir(cwd),
 		upstream: filepath.Join(dir, "upstream"),
 		pin:      filepath.Join(dir, "upstream.env"),
 		tree:     filepath.Join(dir, "tree"),

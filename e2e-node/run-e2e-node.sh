@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Runs upstream's node e2e suite (test/e2e_node, services mode: etcd, kube-apiserver and the
+# namespace controller in a child process, the kubelet as a child process) against a private
+# containerd (containerd.sh) with locally built images (images.sh), offline, then cleans up:
+# kubelet, pods, containerd, the kubelet's cgroups and directories, the host sysctls it changes.
+#
+# Usage: run-e2e-node.sh [--dir DIR] [--skip REGEXP] FOCUS
+#   FOCUS          Ginkgo focus regexp, e.g. 'CPU Manager.*when running guaranteed pod tests'
+#   --skip REGEXP  Ginkgo skip regexp
+#   --dir DIR      work directory (default /tmp/e2e-node; must not exist); the report, logs and
+#                  the kubelet configs are copied to $E2E_OUT/e2e-node/<time> afterwards
+#
+# Environment: E2E_NODE_TEST (default $BIN/e2e_node.test, built by `hack/build.sh e2e_node.test`;
+# the suite runs the kubelet binary found next to it). Without a booted systemd the tree needs
+# restart-helpers.diff: else the suite starts the kubelet with systemd-run when it is on PATH, and
+# every spec that reconfigures the kubelet fails in `sudo systemctl`.
+#
+# The kubelet gets --system-cgroups= --kubelet-cgroups= --runtime-cgroups=: without systemd the
+# suite would set systemCgroups=/system, and the kubelet would move every process of the host's
+# root cgroup into it (ensureSystemCgroups), other users' processes included.
+set -o errexit -o nounset -o pipefail
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+
+WORK=/tmp/e2e-node
+focus=
+skip=
+while [ $# -gt 0 ]; do
+  case $1 in
+    -h | --help) usage; exit 0 ;;
+    --dir) WORK=$(abs_dir "${2:?--dir needs a directory}"); shift ;;
+    --skip) skip=${2:?--skip needs a regexp}; shift ;;
+    -*) usage >&2; exit 2 ;;
+    *) [ -z "$focus" ] || { usage >&2; exit 2; }; focus=$1 ;;
+  esac
+  shift
+done
+[ -n "$focus" ] || { usage >&2; exit 2; }
+
+E2E_NODE_TEST=${E2E_NODE_TEST:-$BIN/e2e_node.test}
+CTRD=$WORK/containerd
+SYSCTLS=(vm/overcommit_memory vm/panic_on_oom kernel/panic kernel/panic_on_oops kernel/keys/root_maxkeys kernel/keys/root_maxbytes)
+# What the suite's kubelet creates on the host (root dir and cgroup root are fixed by the suite).
+HOST_PATHS=(/var/lib/kubelet /var/log/pods /var/log/containers)
+CGROUPS=(kubepods system kubelet)
+
+need_root
+[ -x "$E2E_NODE_TEST" ] || die "no $E2E_NODE_TEST (build it with hack/build.sh e2e_node.test)"
+[ -x "$(dirname "$E2E_NODE_TEST")/kubelet" ] || die "no kubelet next to $E2E_NODE_TEST"
+[ ! -e "$WORK" ] || die "$WORK exists (an earlier run?): remove it first"
+if [ ! -d /run/systemd/system ] && command -v systemd-run >/dev/null &&
+  ! grep -q 'e2e_node/services.SystemdBooted' "$E2E_NODE_TEST"; then
+  warn "systemd is not booted but systemd-run is on PATH, and $E2E_NODE_TEST lacks restart-helpers.diff: the kubelet will not start"
+fi
+for p in /var/lib/kubelet/pods /sys/fs/cgroup/cpu/kubepods; do
+  [ ! -e "$p" ] || die "$p exists: another kubelet runs on this host, or an earlier run left it"
+done
+
+mkdir -p "$WORK/run" "$WORK/report" "$WORK/volume-plugins"
+for k in "${SYSCTLS[@]}"; do echo "$k=$(cat "/proc/sys/$k")"; done >"$WORK/sysctls"
+for p in "${HOST_PATHS[@]}"; do [ -e "$p" ] || echo "$p"; done >"$WORK/host-paths-created"
+for c in "${CGROUPS[@]}"; do [ -e "/sys/fs/cgroup/cpu/$c" ] || echo "$c"; done >"$WORK/cgroups-created"
+
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+  log "cleaning up $WORK"
+  local pid kv p c base keep
+  [ -z "${test_pid:-}" ] || kill -TERM "$test_pid" 2>/dev/null || true
+  # The suite's kubelet: the binary next to the test binary, with the suite's root dir.
+  for pid in $(pgrep -f "^$(dirname "$E2E_NODE_TEST")/kubelet .*--root-dir /var/lib/kubelet" || true); do
+    kill -TERM "$pid" 2>/dev/null || true
+  done
+  sleep 2
+  for pid in $(pgrep -f "^$(dirname "$E2E_NODE_TEST")/kubelet .*--root-dir /var/lib/kubelet" || true); do
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+  "$E2E_DIR/containerd.sh" stop --purge "$CTRD" || warn "containerd.sh stop failed"
+  while IFS= read -r c; do
+    for base in /sys/fs/cgroup/*; do
+      [ -d "$base/$c" ] || continue
+      find "$base/$c" -depth -type d -exec rmdir {} \; 2>/dev/null || warn "cannot remove cgroup $base/$c"
+    done
+  done <"$WORK/cgroups-created"
+  while IFS= read -r kv; do
+    echo "${kv#*=}" >"/proc/sys/${kv%%=*}" 2>/dev/null || warn "cannot restore ${kv%%=*}"
+  done <"$WORK/sysctls"
+  while IFS= read -r p; do
+    [ -e "$p" ] || continue
+    unmount_under "$p"
+    rm -rf "$p" && info "removed $p"
+  done <"$WORK/host-paths-created"
+  unmount_under "$WORK"
+  keep=$E2E_OUT/e2e-node/$(date +%Y%m%d-%H%M%S)
+  mkdir -p "$keep"
+  cp -r "$WORK/report" "$WORK/e2e.log" "$WORK/kubeletconfig.yaml" "$keep/" 2>/dev/null || true
+  cp -r "$WORK/run/kubelet-config" "$WORK/run/kubelet.conf.d" "$keep/" 2>/dev/null || true
+  info "report and logs kept in $keep"
+  [ -z "$(mounts_under "$WORK")" ] || die "mounts remain under $WORK; not removing it"
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+"$E2E_DIR/containerd.sh" start "$CTRD" >/dev/null
+"$E2E_DIR/images.sh" "$CTRD"
+
+# The suite's base kubelet configuration (--kubelet-config-file). It overrides authentication,
+# authorization, readOnlyPort and staticPodPath, and adds --config-dir for the specs' drop-ins.
+cat >"$WORK/kubeletconfig.yaml" <<EOF
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+failCgroupV1: false
+cgroupDriver: cgroupfs
+cgroupRoot: /
+makeIPTablesUtilChains: false
+failSwapOn: false
+volumePluginDir: $WORK/volume-plugins
+fileCheckFrequency: 10s
+volumeStatsAggPeriod: 10s
+serializeImagePulls: false
+podCIDR: 10.100.0.0/24
+evictionPressureTransitionPeriod: 30s
+evictionHard:
+  memory.available: 250Mi
+  nodefs.available: 10%
+  nodefs.inodesFree: 5%
+evictionMinimumReclaim:
+  nodefs.available: 5%
+  nodefs.inodesFree: 5%
+EOF
+
+args=(
+  --ginkgo.focus="$focus" --ginkgo.v --ginkgo.no-color
+  --container-runtime-endpoint="unix://$CTRD/containerd.sock"
+  --prepull-images=false
+  --kubelet-config-file="$WORK/kubeletconfig.yaml"
+  --kubelet-flags="--system-cgroups= --kubelet-cgroups= --runtime-cgroups="
+  --report-dir="$WORK/report"
+  --node-name="$(hostname)"
+)
+[ -z "$skip" ] || args+=(--ginkgo.skip="$skip")
+log "running $E2E_NODE_TEST --ginkgo.focus='$focus' (log: $WORK/e2e.log)"
+start=$SECONDS
+# The suite writes its kubeconfig and kubelet config files into the working directory.
+(cd "$WORK/run" && exec "$E2E_NODE_TEST" "${args[@]}") >"$WORK/e2e.log" 2>&1 &
+test_pid=$!
+next=30
+while kill -0 "$test_pid" 2>/dev/null; do
+  sleep 1
+  if [ $((SECONDS - start)) -ge "$next" ]; then
+    info "$((SECONDS - start))s: $(grep -cE '^• ' "$WORK/e2e.log" || true) spec(s) run"
+    next=$((next + 30))
+  fi
+done
+rc=0
+wait "$test_pid" || rc=$?
+test_pid=
+grep -E '^(Ran |SUCCESS|FAIL)|^\s*\[FAIL\]' "$WORK/e2e.log" | sed 's/^/    /' >&2 || true
+log "e2e_node.test exited $rc after $((SECONDS - start))s"
+exit "$rc"

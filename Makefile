@@ -5,16 +5,18 @@ SHELL := /usr/bin/env bash
 
 FORCE ?=
 VERSION ?=
+FOCUS ?=
+SKIP ?=
 WHAT ?= kubelet kube-apiserver
 
 .PHONY: help
 help: ## Show this help.
 	@echo "Pluggable resource management for the kubelet: patch series and harness."
 	@echo
-	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z0-9-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 	@echo
 	@echo "Variables: FORCE=1 (make tree: discard unexported work), VERSION=vX.Y.Z (make rebase),"
-	@echo "           WHAT='kubelet kube-apiserver ...' (make build)"
+	@echo "           WHAT='kubelet kube-apiserver ...' (make build), FOCUS= / SKIP= (make e2e-node)"
 
 .PHONY: tree
 tree: ## Assemble upstream into _output/kubernetes and apply patches/ (reused when unchanged).
@@ -52,6 +54,10 @@ driver-image: ## Build the example driver binary and its container image tarball
 .PHONY: test
 test: ## Run the tests: assemble, build, upstream unit tests of touched packages, project tests.
 	@hack/test.sh
+
+.PHONY: e2e-node
+e2e-node: ## Run the node e2e suite on this machine (root; FOCUS=, SKIP= Ginkgo regexps).
+	@FOCUS='$(FOCUS)' SKIP='$(SKIP)' scripts/e2e-node.sh
 
 .PHONY: demo
 demo: ## Show the feature: build the patched kubelet and show its feature gate.

@@ -153,6 +153,9 @@ cmd_start() {
     echo "unix://$SOCK"
     return 0
   fi
+  apt_install containerd containerd
+  apt_install runc runc
+  apt_install ip iproute2
   for cmd in containerd containerd-shim-runc-v2 runc ctr ip; do
     command -v "$cmd" >/dev/null || die "$cmd is not on PATH (Debian: apt-get install containerd runc iproute2)"
   done

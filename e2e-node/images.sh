@@ -12,7 +12,7 @@
 #   --verify       after the import, run each image once with `ctr run` and show its output
 #
 # Images go into containerd namespace k8s.io, where the CRI (and so the kubelet) sees them.
-# Needs gcc, Go (for tools/cmd/mkimage) and Debian's busybox-static (installed when missing).
+# Needs gcc, Go (for hack/tools/ociimage) and Debian's busybox-static (installed when missing).
 set -o errexit -o nounset -o pipefail
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -48,28 +48,49 @@ esac
 IMAGES=$E2E_OUT/images
 WORK=$IMAGES/build
 mkdir -p "$IMAGES" "$WORK"
-MKIMAGE=$(e2e_tool mkimage)
+MKIMAGE=$(e2e_tool ociimage)
 PAUSE_IMAGE=$(pause_image)
 BUSYBOX_IMAGE=$(busybox_image)
+# The tarballs are named after the image references, so that another name builds another one.
+PAUSE_TAR=$IMAGES/$(tr -c 'A-Za-z0-9.\n-' '_' <<<"$PAUSE_IMAGE").tar
+BUSYBOX_TAR=$IMAGES/$(tr -c 'A-Za-z0-9.\n-' '_' <<<"$BUSYBOX_IMAGE").tar
+
+# up_to_date TAR INPUT...: TAR exists and is newer than every input (the image is reused).
+up_to_date() {
+  local tar=$1 input
+  shift
+  [ -s "$tar" ] || return 1
+  for input in "$@" "$MKIMAGE" "$0"; do
+    [ "$tar" -nt "$input" ] || return 1
+  done
+}
 
 build_pause() {
   local src=$TREE/build/pause/linux/pause.c version
   [ -f "$src" ] || die "$src not found: assemble the tree first (or set TREE)"
+  if up_to_date "$PAUSE_TAR" "$src"; then
+    info "$PAUSE_IMAGE: $PAUSE_TAR is up to date"
+    return 0
+  fi
   command -v gcc >/dev/null || die "gcc is not on PATH (Debian: apt-get install gcc libc6-dev)"
   version=${PAUSE_IMAGE##*:}
   log "building $PAUSE_IMAGE from ${src#"$TREE"/}"
   mkdir -p "$WORK/pause"
   # The flags of build/pause/Makefile (CFLAGS), for the host's architecture.
   gcc -Os -Wall -Werror -static "-DVERSION=v$version-e2e" -o "$WORK/pause/pause" "$src"
-  "$MKIMAGE" -name "$PAUSE_IMAGE" -out "$IMAGES/pause.tar" \
+  "$MKIMAGE" -name "$PAUSE_IMAGE" -out "$PAUSE_TAR" \
     -file "$WORK/pause/pause=/pause" -entrypoint /pause -user 65535:65535
-  info "$IMAGES/pause.tar ($(du -h "$IMAGES/pause.tar" | cut -f1))"
+  info "$PAUSE_TAR ($(du -h "$PAUSE_TAR" | cut -f1))"
 }
 
 build_busybox() {
   apt_install /bin/busybox busybox-static
   local bb=/bin/busybox applet args=()
   ldd "$bb" >/dev/null 2>&1 && die "$bb is dynamically linked: install Debian's busybox-static, not busybox"
+  if up_to_date "$BUSYBOX_TAR" "$bb"; then
+    info "$BUSYBOX_IMAGE: $BUSYBOX_TAR is up to date"
+    return 0
+  fi
   log "building $BUSYBOX_IMAGE from $bb ($("$bb" | sed -n 1p))"
   mkdir -p "$WORK/busybox"
   printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' 'nobody:x:65534:65534:nobody:/home:/bin/false' >"$WORK/busybox/passwd"
@@ -80,9 +101,9 @@ build_busybox() {
     args+=(-symlink "busybox=/bin/$applet")
   done
   for d in /tmp /root /home /var /proc /sys /dev; do args+=(-dir "$d"); done
-  "$MKIMAGE" -name "$BUSYBOX_IMAGE" -out "$IMAGES/busybox.tar" -cmd sh \
+  "$MKIMAGE" -name "$BUSYBOX_IMAGE" -out "$BUSYBOX_TAR" -cmd sh \
     -env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "${args[@]}"
-  info "$IMAGES/busybox.tar ($(du -h "$IMAGES/busybox.tar" | cut -f1), $(("${#args[@]}" / 2)) entries)"
+  info "$BUSYBOX_TAR ($(du -h "$BUSYBOX_TAR" | cut -f1), $(("${#args[@]}" / 2)) entries)"
 }
 
 import() {
@@ -101,8 +122,8 @@ $build_only && exit 0
 need_root
 [ -S "$SOCK" ] || die "no containerd socket at $SOCK (start one with containerd.sh start DIR)"
 log "importing into containerd at $SOCK (namespace k8s.io)"
-import "$IMAGES/pause.tar" "$PAUSE_IMAGE"
-import "$IMAGES/busybox.tar" "$BUSYBOX_IMAGE"
+import "$PAUSE_TAR" "$PAUSE_IMAGE"
+import "$BUSYBOX_TAR" "$BUSYBOX_IMAGE"
 
 if $verify; then
   log "running $PAUSE_IMAGE: /pause -v"

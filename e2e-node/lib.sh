@@ -16,7 +16,6 @@ ROOT=${ROOT:-$(cd "$E2E_DIR/.." && pwd)}
 TREE=${TREE:-$ROOT/_output/kubernetes}
 BIN=${BIN:-$ROOT/_output/bin}
 E2E_OUT=${E2E_OUT:-$ROOT/_output/e2e}
-E2E_TOOLS_SRC=${E2E_TOOLS_SRC:-$E2E_DIR/tools}
 
 # Fallbacks when no tree is there to read the names from (test/utils/image/manifest.go of v1.37.2).
 DEFAULT_PAUSE_IMAGE=registry.k8s.io/pause:3.10.2
@@ -64,14 +63,17 @@ busybox_image() {
   printf '%s\n' "${img:-$DEFAULT_BUSYBOX_IMAGE}"
 }
 
-# e2e_tool NAME: path of the harness's Go tool NAME (tools/cmd/NAME), built on first use.
+# e2e_tool NAME: path of the harness's Go tool NAME (e2e-node/cmd/NAME, or hack/tools/NAME),
+# built on first use and whenever its sources are newer.
 e2e_tool() {
-  local out=$E2E_OUT/bin/$1
-  if [ ! -x "$out" ] || [ -n "$(find "$E2E_TOOLS_SRC" -newer "$out" -name '*.go' -print -quit)" ]; then
+  local out=$E2E_OUT/bin/$1 src=$E2E_DIR/cmd/$1
+  [ -d "$src" ] || src=$ROOT/hack/tools/$1
+  [ -d "$src" ] || die "no Go tool $1 in e2e-node/cmd or hack/tools"
+  if [ ! -x "$out" ] || [ -n "$(find "$src" -newer "$out" -name '*.go' -print -quit)" ]; then
     command -v go >/dev/null || die "go is not on PATH (needed to build $1)"
-    info "building $1 (tools/cmd/$1)"
+    info "building $1 (${src#"$ROOT"/})"
     mkdir -p "$E2E_OUT/bin"
-    (cd "$E2E_TOOLS_SRC" && CGO_ENABLED=0 GOWORK=off go build -o "$out" "./cmd/$1") >&2
+    (cd "$ROOT" && CGO_ENABLED=0 go build -o "$out" "./${src#"$ROOT"/}") >&2
   fi
   printf '%s\n' "$out"
 }

@@ -11,7 +11,9 @@
 #                  the kubelet configs are copied to $E2E_OUT/e2e-node/<time> afterwards
 #
 # Environment: E2E_NODE_TEST (default $BIN/e2e_node.test, built by `hack/build.sh e2e_node.test`;
-# the suite runs the kubelet binary found next to it). Without a booted systemd the tree needs
+# the suite runs the kubelet binary found next to it); FEATURE_GATES for the kubelet and the API
+# server (default PluggableResourceManagement=true); KEEP_DIR, where the report and logs are kept
+# (default $E2E_OUT/e2e-node/<time>). Without a booted systemd the tree needs
 # restart-helpers.diff: else the suite starts the kubelet with systemd-run when it is on PATH, and
 # every spec that reconfigures the kubelet fails in `sudo systemctl`.
 #
@@ -40,6 +42,7 @@ done
 [ -n "$focus" ] || { usage >&2; exit 2; }
 
 E2E_NODE_TEST=${E2E_NODE_TEST:-$BIN/e2e_node.test}
+FEATURE_GATES=${FEATURE_GATES:-PluggableResourceManagement=true}
 CTRD=$WORK/containerd
 SYSCTLS=(vm/overcommit_memory vm/panic_on_oom kernel/panic kernel/panic_on_oops kernel/keys/root_maxkeys kernel/keys/root_maxbytes)
 # What the suite's kubelet creates on the host (root dir and cgroup root are fixed by the suite).
@@ -67,7 +70,15 @@ for c in "${CGROUPS[@]}"; do [ -e "/sys/fs/cgroup/cpu/$c" ] || echo "$c"; done >
 cleanup() {
   log "cleaning up $WORK"
   local pid kv p c base keep
-  [ -z "${test_pid:-}" ] || kill -TERM "$test_pid" 2>/dev/null || true
+  # The test process first: it stops its services and writes its report on SIGTERM.
+  if [ -n "${test_pid:-}" ] && kill -TERM "$test_pid" 2>/dev/null; then
+    for _ in $(seq 1 60); do
+      kill -0 "$test_pid" 2>/dev/null || break
+      sleep 0.5
+    done
+    kill -KILL "$test_pid" 2>/dev/null || true
+    wait "$test_pid" 2>/dev/null || true
+  fi
   # The suite's kubelet: the binary next to the test binary, with the suite's root dir.
   for pid in $(pgrep -f "^$(dirname "$E2E_NODE_TEST")/kubelet .*--root-dir /var/lib/kubelet" || true); do
     kill -TERM "$pid" 2>/dev/null || true
@@ -92,7 +103,7 @@ cleanup() {
     rm -rf "$p" && info "removed $p"
   done <"$WORK/host-paths-created"
   unmount_under "$WORK"
-  keep=$E2E_OUT/e2e-node/$(date +%Y%m%d-%H%M%S)
+  keep=${KEEP_DIR:-$E2E_OUT/e2e-node/$(date +%Y%m%d-%H%M%S)}
   mkdir -p "$keep"
   cp -r "$WORK/report" "$WORK/e2e.log" "$WORK/kubeletconfig.yaml" "$keep/" 2>/dev/null || true
   cp -r "$WORK/run/kubelet-config" "$WORK/run/kubelet.conf.d" "$keep/" 2>/dev/null || true
@@ -101,6 +112,9 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
+# Interrupted: exit, so that the EXIT trap cleans up.
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 "$E2E_DIR/containerd.sh" start "$CTRD" >/dev/null
 "$E2E_DIR/images.sh" "$CTRD"
@@ -138,6 +152,10 @@ args=(
   --kubelet-flags="--system-cgroups= --kubelet-cgroups= --runtime-cgroups="
   --report-dir="$WORK/report"
   --node-name="$(hostname)"
+  # The kubelet's and the in-process API server's gates: spec.resourceDriver is dropped
+  # from pods when the API server's gate is off.
+  --feature-gates="$FEATURE_GATES"
+  --service-feature-gates="$FEATURE_GATES"
 )
 [ -z "$skip" ] || args+=(--ginkgo.skip="$skip")
 log "running $E2E_NODE_TEST --ginkgo.focus='$focus' (log: $WORK/e2e.log)"

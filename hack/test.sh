@@ -5,10 +5,15 @@
 #   3. upstream's tests of every package the series adds or changes (unit tests, and integration
 #      tests with etcd built by hack/install-etcd.sh), plus the packages listed in
 #      hack/test-packages.txt (packages the series affects without editing them);
-#   4. the project's own Go tests (go test ./... in the project).
+#   4. the project's own Go tests (go test ./... in the project);
+#   5. the node e2e suite on this machine (scripts/e2e-node.sh: a real kubelet, containerd, runc
+#      and cgroups; needs root). test/e2e_node runs there, not under go test: it is a suite that
+#      starts services. SKIP_E2E_NODE=1 leaves step 5 out (said at the end).
 # make verify (hack/verify.sh) checks the series itself: clean application, exact export, generated code.
 #
 # Usage: hack/test.sh
+#
+# Environment: SKIP_E2E_NODE=1 (leave out the node e2e suite), FOCUS / SKIP (for the node e2e suite)
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 case ${1:-} in -h | --help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
@@ -23,6 +28,7 @@ mapfile -t pkgs < <(
     sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d' "$ROOT/hack/test-packages.txt"
   } | LC_ALL=C sort -u | while read -r d; do
     # A directory the series removed entirely, or one without Go files, has nothing to test.
+    [ "$d" != test/e2e_node ] || continue
     compgen -G "$TREE/$d/*.go" >/dev/null && echo "./$d"
   done
 )
@@ -34,3 +40,10 @@ printf '    %s\n' "${pkgs[@]}" >&2
 
 log "the project's own tests"
 (cd "$ROOT" && go test ./...)
+
+if [ "${SKIP_E2E_NODE:-}" = 1 ]; then
+  log "the node e2e suite is left out (SKIP_E2E_NODE=1): run make e2e-node"
+  exit 0
+fi
+log "the node e2e suite (scripts/e2e-node.sh)"
+"$ROOT/scripts/e2e-node.sh"

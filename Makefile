@@ -59,8 +59,20 @@ test: ## Run the tests: assemble, build, upstream unit tests of touched packages
 e2e-node: ## Run the node e2e suite on this machine (root; FOCUS=, SKIP= Ginkgo regexps).
 	@FOCUS='$(FOCUS)' SKIP='$(SKIP)' scripts/e2e-node.sh
 
+.PHONY: kind-image
+kind-image: ## Build the kind node image of the patched build, offline.
+	@scripts/kind-image.sh
+
+.PHONY: kind-up
+kind-up: ## Bring up a patched kind cluster with the example driver (KIND_CONFIG=kind-config/....yaml).
+	@scripts/kind-up.sh
+
+.PHONY: kind-down
+kind-down: ## Remove the kind cluster of make kind-up.
+	@scripts/kind-down.sh
+
 .PHONY: demo
-demo: ## Show the feature: build the patched kubelet and show its feature gate.
+demo: ## A driver-placed pod next to a plain pod, and who got which CPUs (kind, or this node without Docker).
 	@scripts/demo.sh
 
 .PHONY: clean

@@ -11,12 +11,13 @@
 # kubelet, driver, pods, containerd, cgroups, mounts, the bridge, the host sysctls the kubelet
 # changes, and the directories it created.
 #
-# Usage: run-kubelet-smoke.sh [--keep] [--dir DIR] [CASE...]
+# Usage: run-kubelet-smoke.sh [--keep] [--report] [--dir DIR] [CASE...]
 #   CASE         one or more of: static rm-shared rm-fallback rm-driver (default: all)
 #   --dir DIR    work directory (default /tmp/e2e-smoke; must not exist, or be from an earlier run)
 #   --keep       leave everything running after the first case, for a look (clean up later
 #                with: run-kubelet-smoke.sh --cleanup [--dir DIR])
 #   --cleanup    only clean up what an earlier (kept or killed) run left
+#   --report     also print what the kubelet's pod resources API says of each case's pod (make demo)
 #
 # Environment: BIN (kubelet and example-driver, default $ROOT/_output/bin; KUBELET and DRIVER
 # override each), TREE (image names),
@@ -31,12 +32,14 @@ usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' 
 
 WORK=/tmp/e2e-smoke
 keep=false
+report=false
 cleanup_only=false
 cases=()
 while [ $# -gt 0 ]; do
   case $1 in
     -h | --help) usage; exit 0 ;;
     --keep) keep=true ;;
+    --report) report=true ;;
     --cleanup) cleanup_only=true ;;
     --dir) WORK=$(abs_dir "${2:?--dir needs a directory}"); shift ;;
     static | rm-shared | rm-fallback | rm-driver) cases+=("$1") ;;
@@ -285,6 +288,12 @@ run_case() {
   info "cpu_manager_state: $(cat "$dir/root/cpu_manager_state" 2>/dev/null)"
   [ ! -f "$dir/root/resource_manager_state" ] || info "resource_manager_state: $(cat "$dir/root/resource_manager_state")"
   info "kubelet error lines: $(grep -cE '^E[0-9]{4}' "$dir/kubelet.log" || true)"
+  if $report; then
+    echo "REPORT $name: pod cpu-smoke-$name ($(grep -q resourceDriver "$dir/manifests/cpu-smoke.yaml" && echo 'resourceDriver cpu.example.com' || echo 'no resourceDriver')): inside the container Cpus_allowed_list=$got"
+    "$(e2e_tool podresources)" -socket "$dir/root/pod-resources/kubelet.sock" -namespace default |
+      sed "s/^/REPORT $name: pod resources API: /"
+    echo "REPORT $name: shared pool (CPU manager state): $(sed -n 's/.*"defaultCpuSet":"\([^"]*\)".*/\1/p' "$dir/root/cpu_manager_state")"
+  fi
   case $name in
     static | rm-fallback) want=1 ;;
     rm-shared) want=$(cat /sys/devices/system/cpu/online) ;;

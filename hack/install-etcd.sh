@@ -4,7 +4,8 @@
 # integration tests and hack/codegen.sh's openapi-spec step find etcd on PATH. Reused when built.
 #
 # The tree's own go.mod requires go.etcd.io/etcd/server/v3; when it pins the same version, etcd is
-# built with the tree's dependencies (and the Go build cache), else in a scratch module.
+# built with the tree's dependencies (and the Go build cache), else in a scratch module. The
+# binary is static: scripts/kind-image.sh puts it into the etcd image of the kind node.
 #
 # Usage: hack/install-etcd.sh        e.g. PATH="$(hack/install-etcd.sh):$PATH" go test ./test/integration/...
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -14,18 +15,20 @@ case ${1:-} in -h | --help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 version=$(sed -n 's/^ETCD_VERSION=${ETCD_VERSION:-\(.*\)}$/\1/p' "$TREE/hack/lib/etcd.sh")
 [ -n "$version" ] || die "cannot find ETCD_VERSION in $TREE/hack/lib/etcd.sh"
 dir=$ROOT/_output/tools/etcd-$version
-if [ ! -x "$dir/etcd" ]; then
+# Static (CGO_ENABLED=0), so that the kind node image can carry it in an image without a libc; an
+# older dynamically linked build is replaced.
+if [ ! -x "$dir/etcd" ] || ldd "$dir/etcd" >/dev/null 2>&1; then
   log "building etcd v$version from go.etcd.io/etcd/server/v3"
   mkdir -p "$dir"
   if grep -q "go.etcd.io/etcd/server/v3 v$version\b" "$TREE/go.mod"; then
-    (cd "$TREE" && go build -trimpath -o "$dir/etcd" go.etcd.io/etcd/server/v3)
+    (cd "$TREE" && CGO_ENABLED=0 go build -trimpath -o "$dir/etcd" go.etcd.io/etcd/server/v3)
   else
     work=$(mktemp -d)
     trap 'rm -rf "$work"' EXIT
     printf 'module etcdbuild\n\ngo %s\n' "$(go env GOVERSION | sed 's/^go//')" >"$work/go.mod"
     (cd "$work" && GOWORK=off GOFLAGS=-mod=mod go get "go.etcd.io/etcd/server/v3@v$version" >/dev/null 2>&1) ||
       die "go get go.etcd.io/etcd/server/v3@v$version failed"
-    (cd "$work" && GOWORK=off GOFLAGS=-mod=mod go build -trimpath -o "$dir/etcd" go.etcd.io/etcd/server/v3)
+    (cd "$work" && GOWORK=off GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "$dir/etcd" go.etcd.io/etcd/server/v3)
   fi
 fi
 echo "$dir"

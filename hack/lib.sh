@@ -43,6 +43,7 @@ GIT_NEUTRAL=(-c diff.noprefix=false -c diff.mnemonicPrefix=false -c diff.relativ
 
 log() { printf '==> %s\n' "$*" >&2; }
 info() { printf '    %s\n' "$*" >&2; }
+warn() { printf 'warning: %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 tgit() { git -C "$TREE" "${GIT_NEUTRAL[@]}" "$@"; }

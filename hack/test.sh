@@ -8,15 +8,18 @@
 #   4. the project's own Go tests (go test ./... in the project);
 #   5. the node e2e suite on this machine (scripts/e2e-node.sh: a real kubelet, containerd, runc
 #      and cgroups; needs root). test/e2e_node runs there, not under go test: it is a suite that
-#      starts services. SKIP_E2E_NODE=1 leaves step 5 out (said at the end).
+#      starts services. SKIP_E2E_NODE=1 leaves step 5 out (said at the end);
+#   6. with a Docker engine, the kind smoke test (scripts/kind-smoke.sh: a patched kind cluster
+#      built offline, the example driver, a pod pinned as the driver said); SKIP_KIND=1 leaves it out.
 # make verify (hack/verify.sh) checks the series itself: clean application, exact export, generated code.
 #
 # Usage: hack/test.sh
 #
-# Environment: SKIP_E2E_NODE=1 (leave out the node e2e suite), FOCUS / SKIP (for the node e2e suite)
+# Environment: SKIP_E2E_NODE=1 / SKIP_KIND=1 (leave out the node e2e suite / the kind smoke test),
+# FOCUS / SKIP (for the node e2e suite)
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-case ${1:-} in -h | --help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case ${1:-} in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
 
 "$ROOT/hack/tree.sh"
 "$ROOT/hack/build.sh" kubelet
@@ -43,7 +46,16 @@ log "the project's own tests"
 
 if [ "${SKIP_E2E_NODE:-}" = 1 ]; then
   log "the node e2e suite is left out (SKIP_E2E_NODE=1): run make e2e-node"
-  exit 0
+else
+  log "the node e2e suite (scripts/e2e-node.sh)"
+  "$ROOT/scripts/e2e-node.sh"
 fi
-log "the node e2e suite (scripts/e2e-node.sh)"
-"$ROOT/scripts/e2e-node.sh"
+
+if [ "${SKIP_KIND:-}" = 1 ]; then
+  log "the kind smoke test is left out (SKIP_KIND=1): run scripts/kind-smoke.sh"
+elif ! command -v docker >/dev/null || ! docker info >/dev/null 2>&1; then
+  log "the kind smoke test is skipped: no Docker engine answers here (docker info)"
+else
+  log "the kind smoke test (scripts/kind-smoke.sh)"
+  "$ROOT/scripts/kind-smoke.sh"
+fi

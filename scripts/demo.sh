@@ -56,8 +56,8 @@ echo "  pod resources API of the kubelet (exclusive CPUs):"
 docker exec "$node" /usr/local/bin/podresources -namespace demo | sed 's/^/    /'
 echo "  the shared pool (CPU manager state): $(docker exec "$node" cat /var/lib/kubelet/cpu_manager_state |
   sed -n 's/.*"defaultCpuSet":"\([^"]*\)".*/\1/p')"
-echo "  the driver's decision (kubelet log):"
-docker exec "$node" journalctl -u kubelet --no-pager -q | grep 'Resource driver placed container' | grep 'pod="demo/pinned"' |
-  tail -n 1 | sed 's/.*\] //; s/^/    /'
+echo "  the driver's decision (its log):"
+kubectl_ -n kube-system logs -l app.kubernetes.io/name=example-resource-driver --tail=-1 |
+  grep '"Placed container" .*pod="demo/pinned"' | tail -n 1 | sed 's/.*"Placed container" /    /'
 echo
 echo "The cluster keeps running: export KUBECONFIG=$KIND_KUBECONFIG; make kind-down removes it."

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Removes the kind cluster of scripts/kind-up.sh (make kind-down): its node containers and their
-# volumes, the kind network when kind-up created it and nothing else uses it, and the kubeconfig.
+# volumes, the kind network when kind-up created it and nothing else uses it, the kubeconfig, and
+# it puts back the host sysctls the node's kubelet changed.
 # The base and node images stay (they are build caches, reused by the next make kind-up);
 # `docker rmi` them to free the space.
 #
@@ -27,5 +28,12 @@ if [ -f "$KIND_OUT/created-network" ] && docker network inspect kind >/dev/null 
   else
     info "the docker network kind is still in use: left in place"
   fi
+fi
+if [ -f "$KIND_OUT/sysctls-$KIND_CLUSTER" ]; then
+  while IFS= read -r kv; do
+    echo "${kv#*=}" >"/proc/sys/${kv%%=*}" 2>/dev/null || warn "cannot restore ${kv%%=*}"
+  done <"$KIND_OUT/sysctls-$KIND_CLUSTER"
+  info "restored the host sysctls the node's kubelet changed"
+  rm -f "$KIND_OUT/sysctls-$KIND_CLUSTER"
 fi
 rm -f "$KIND_KUBECONFIG" "$KIND_OUT/cluster.yaml"

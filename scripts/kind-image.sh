@@ -65,9 +65,10 @@ done
 proxy_args=(-file /usr/sbin/nft=/usr/sbin/nft -file /usr/sbin/xtables-legacy-multi=/usr/sbin/xtables-legacy-multi
   -file "$(readlink -f /lib64/ld-linux-x86-64.so.2)=/lib64/ld-linux-x86-64.so.2")
 for lib in $({ ldd /usr/sbin/nft; ldd /usr/sbin/xtables-legacy-multi; } | awk '/=> \//{print $3}' | sort -u); do
-  real=$(readlink -f "$lib")
+  # Under /usr/lib: the image's /lib is a link to it, as on Debian.
+  real=$(readlink -f "$lib") so=/usr/lib/x86_64-linux-gnu/${lib##*/}
   proxy_args+=(-file "$real=$real")
-  [ "$real" = "$lib" ] || proxy_args+=(-symlink "$real=$lib")
+  [ "$real" = "$so" ] || proxy_args+=(-symlink "$real=$so")
 done
 for x in /usr/lib/x86_64-linux-gnu/xtables/*.so; do proxy_args+=(-file "$x=$x"); done
 for t in iptables iptables-save iptables-restore ip6tables ip6tables-save ip6tables-restore; do

@@ -33,9 +33,9 @@ kubectl_ -n smoke wait --for=condition=Ready pod/pinned pod/plain --timeout=180s
 
 node=$(kubectl_ -n smoke get pod pinned -o jsonpath='{.spec.nodeName}')
 uid=$(kubectl_ -n smoke get pod pinned -o jsonpath='{.metadata.uid}')
-placed=$(docker exec "$node" journalctl -u kubelet --no-pager -q | grep 'Resource driver placed container' |
-  grep "pod=\"smoke/pinned\"" | sed -n 's/.* cpus="\([^"]*\)" exclusive=\(true\|false\).*/\1 \2/p' | tail -n 1)
-[ -n "$placed" ] || die "no 'Resource driver placed container' for smoke/pinned in the kubelet log of $node"
+placed=$(kubectl_ -n kube-system logs -l app.kubernetes.io/name=example-resource-driver --tail=-1 |
+  grep '"Placed container" .*pod="smoke/pinned"' | sed -n 's/.* cpus="\([^"]*\)" exclusive=\(true\|false\).*/\1 \2/p' | tail -n 1)
+[ -n "$placed" ] || die "the example driver logged no placement of smoke/pinned (kubectl -n kube-system logs -l app.kubernetes.io/name=example-resource-driver)"
 read -r driver_cpus exclusive <<<"$placed"
 inside=$(kubectl_ -n smoke logs pinned | sed -n 's/^Cpus_allowed_list:[[:space:]]*//p')
 plain=$(kubectl_ -n smoke logs plain | sed -n 's/^Cpus_allowed_list:[[:space:]]*//p')

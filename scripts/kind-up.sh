@@ -54,6 +54,10 @@ containerdConfigPatches:
 EOF
   fi
   docker network inspect kind >/dev/null 2>&1 || touch "$KIND_OUT/created-network"
+  # A node's kubelet sets host sysctls (its /proc/sys is the host's): kind-down puts them back.
+  for k in vm/overcommit_memory vm/panic_on_oom kernel/panic kernel/panic_on_oops kernel/keys/root_maxkeys kernel/keys/root_maxbytes; do
+    echo "$k=$(cat "/proc/sys/$k")"
+  done >"$KIND_OUT/sysctls-$KIND_CLUSTER"
   log "kind create cluster --name $KIND_CLUSTER --image $NODE --config ${KIND_CONFIG#"$ROOT"/}"
   if ! kind_run create cluster --name "$KIND_CLUSTER" --image "$NODE" --config "$cfg" \
     --kubeconfig "$KIND_KUBECONFIG" 2>&1 | sed 's/^/    /' >&2; then
@@ -104,13 +108,17 @@ kubectl_ apply -f "$ROOT/drivers/example/deploy/daemonset.yaml" >/dev/null
 kubectl_ -n kube-system rollout restart daemonset/example-resource-driver >/dev/null
 kubectl_ -n kube-system rollout status daemonset/example-resource-driver --timeout=180s >/dev/null
 for node in $nodes; do
+  registered=false
   for _ in $(seq 1 60); do
-    docker exec "$node" journalctl -u kubelet --no-pager -q 2>/dev/null |
-      grep -q 'Registered resource driver.*driver="cpu.example.com"' && break
+    pod=$(kubectl_ -n kube-system get pods -l app.kubernetes.io/name=example-resource-driver \
+      --field-selector "spec.nodeName=$node" -o jsonpath='{.items[0].metadata.name}')
+    if [ -n "$pod" ] && kubectl_ -n kube-system logs "$pod" 2>/dev/null | grep -q 'Registered with the kubelet'; then
+      registered=true
+      break
+    fi
     sleep 1
   done
-  docker exec "$node" journalctl -u kubelet --no-pager -q | grep -q 'Registered resource driver.*driver="cpu.example.com"' ||
-    die "the kubelet of $node did not register the example driver (docker exec $node journalctl -u kubelet)"
-  info "$node: the kubelet registered cpu.example.com"
+  $registered || die "the kubelet of $node did not register the example driver (kubectl -n kube-system logs ${pod:-<driver pod>})"
+  info "$node: the kubelet registered cpu.example.com (driver pod $pod)"
 done
 log "cluster $KIND_CLUSTER is up in $((SECONDS - start))s: export KUBECONFIG=$KIND_KUBECONFIG"

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/klog/v2"
 	api "k8s.io/kubelet/pkg/apis/resourcemanager/v1alpha1"
 	"k8s.io/kubelet/pkg/resourcemanager/topology"
 	"k8s.io/utils/cpuset"
@@ -66,6 +67,8 @@ func (p *policy) Admit(ctx context.Context, req *api.AdmitRequest) (*api.Resourc
 		return nil, fmt.Errorf("container %q: %w", req.Container.Name, err)
 	}
 	p.held[k] = set
+	klog.FromContext(ctx).V(2).Info("Placed container", "pod", req.Pod.Namespace+"/"+req.Pod.Name, "container", req.Container.Name,
+		"mode", mode, "cpus", set.Cpus, "exclusive", set.Exclusive, "memoryNodes", set.MemoryNodes)
 	return set, nil
 }
 

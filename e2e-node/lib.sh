@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # Common settings and helpers of the e2e-node scripts. Source it; do not run it.
 #
+# It builds on hack/lib.sh (ROOT, TREE and BIN, log/info/warn/die, apt_install, go_tool_build).
 # Paths can be overridden from the environment:
-#   ROOT       the project checkout                 (default: the parent of this directory)
 #   TREE       the assembled, patched upstream tree (default: $ROOT/_output/kubernetes)
 #   BIN        the patched binaries                 (default: $ROOT/_output/bin)
 #   E2E_OUT    tools and images this harness builds (default: $ROOT/_output/e2e)
@@ -12,19 +12,13 @@ set -o errexit -o nounset -o pipefail
 # with SIGPIPE when the reader exits early. Read everything (sed -n 1p) or use a variable.
 
 E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=${ROOT:-$(cd "$E2E_DIR/.." && pwd)}
-TREE=${TREE:-$ROOT/_output/kubernetes}
-BIN=${BIN:-$ROOT/_output/bin}
+# shellcheck source=../hack/lib.sh
+. "$E2E_DIR/../hack/lib.sh"
 E2E_OUT=${E2E_OUT:-$ROOT/_output/e2e}
 
 # Fallbacks when no tree is there to read the names from (test/utils/image/manifest.go of v1.37.2).
 DEFAULT_PAUSE_IMAGE=registry.k8s.io/pause:3.10.2
 DEFAULT_BUSYBOX_IMAGE=registry.k8s.io/e2e-test-images/busybox:1.37.0-2
-
-log() { printf '==> %s\n' "$*" >&2; }
-info() { printf '    %s\n' "$*" >&2; }
-warn() { printf 'warning: %s\n' "$*" >&2; }
-die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 need_root() { [ "$(id -u)" = 0 ] || die "$(basename "$0") must run as root"; }
 
@@ -66,31 +60,9 @@ busybox_image() {
 # e2e_tool NAME: path of the harness's Go tool NAME (e2e-node/cmd/NAME, or hack/tools/NAME),
 # built on first use and whenever its sources are newer.
 e2e_tool() {
-  local out=$E2E_OUT/bin/$1 src=$E2E_DIR/cmd/$1
-  [ -d "$src" ] || src=$ROOT/hack/tools/$1
-  [ -d "$src" ] || die "no Go tool $1 in e2e-node/cmd or hack/tools"
-  if [ ! -x "$out" ] || [ -n "$(find "$src" -newer "$out" -name '*.go' -print -quit)" ]; then
-    command -v go >/dev/null || die "go is not on PATH (needed to build $1)"
-    info "building $1 (${src#"$ROOT"/})"
-    mkdir -p "$E2E_OUT/bin"
-    (cd "$ROOT" && CGO_ENABLED=0 go build -o "$out" "./${src#"$ROOT"/}") >&2
-  fi
-  printf '%s\n' "$out"
-}
-
-# apt_install CMD_OR_FILE PACKAGE...: installs the Debian packages when CMD_OR_FILE is missing.
-apt_install() {
-  local what=$1
-  shift
-  if [ -e "$what" ] || { [ "${what#/}" = "$what" ] && command -v "$what" >/dev/null; }; then
-    return 0
-  fi
-  log "installing Debian packages: $*"
-  export DEBIAN_FRONTEND=noninteractive
-  if ! apt-get install -y -qq --no-install-recommends "$@" >/dev/null; then
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "$@" >/dev/null
-  fi
+  local src=e2e-node/cmd/$1
+  [ -d "$ROOT/$src" ] || src=hack/tools/$1
+  go_tool_build "$src" "$E2E_OUT/bin/$1"
 }
 
 # mounts_under DIR: the mount points at or below DIR, deepest first.

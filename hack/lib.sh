@@ -46,6 +46,36 @@ info() { printf '    %s\n' "$*" >&2; }
 warn() { printf 'warning: %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# apt_install CMD_OR_FILE PACKAGE...: installs the Debian packages when CMD_OR_FILE (a command on
+# PATH, or an absolute path) is missing.
+apt_install() {
+  local what=$1
+  shift
+  if [ -e "$what" ] || { [ "${what#/}" = "$what" ] && command -v "$what" >/dev/null; }; then
+    return 0
+  fi
+  log "installing Debian packages: $*"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! apt-get install -y -qq --no-install-recommends "$@" >/dev/null; then
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+  fi
+}
+
+# go_tool_build PKG_DIR OUT: builds the project's Go command in PKG_DIR (relative to ROOT, e.g.
+# hack/tools/ociimage) into OUT when OUT is missing or older than its sources; prints OUT.
+go_tool_build() {
+  local src=$ROOT/$1 out=$2
+  [ -d "$src" ] || die "no Go command in $src"
+  if [ ! -x "$out" ] || [ -n "$(find "$src" -newer "$out" -name '*.go' -print -quit)" ]; then
+    command -v go >/dev/null || die "go is not on PATH (needed to build $1)"
+    info "building ${out##*/} ($1)"
+    mkdir -p "$(dirname "$out")"
+    (cd "$ROOT" && CGO_ENABLED=0 go build -o "$out" "./$1") >&2
+  fi
+  printf '%s\n' "$out"
+}
+
 tgit() { git -C "$TREE" "${GIT_NEUTRAL[@]}" "$@"; }
 
 # The patches of the series, in order.

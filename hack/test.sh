@@ -53,7 +53,7 @@ fi
 
 if [ "${SKIP_KIND:-}" = 1 ]; then
   log "the kind smoke test is left out (SKIP_KIND=1): run scripts/kind-smoke.sh"
-elif ! command -v docker >/dev/null || ! docker info >/dev/null 2>&1; then
+elif ! (. "$ROOT/hack/kind/lib.sh" && docker_available); then
   log "the kind smoke test is skipped: no Docker engine answers here (docker info)"
 else
   log "the kind smoke test (scripts/kind-smoke.sh)"

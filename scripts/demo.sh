@@ -20,7 +20,7 @@ case ${1:-} in
   '') ;;
   *) die "unknown argument $1 (see --help)" ;;
 esac
-if ! $local_demo && ! { command -v docker >/dev/null && docker info >/dev/null 2>&1; }; then
+if ! $local_demo && ! docker_available; then
   log "no Docker engine: the demo runs on this machine's own node"
   local_demo=true
 fi

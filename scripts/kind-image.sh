@@ -55,13 +55,8 @@ busybox_tar=$(ls "$ROOT"/_output/e2e/images/registry.k8s.io_e2e-test-images_busy
 
 # kube-proxy programs iptables / nftables: its image carries the host's nft and iptables (legacy)
 # binaries with their libraries.
-for cmd in nft xtables-legacy-multi; do
-  [ -x "/usr/sbin/$cmd" ] || {
-    log "installing Debian packages: iptables nftables"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends iptables nftables >/dev/null
-    break
-  }
-done
+apt_install /usr/sbin/nft nftables
+apt_install /usr/sbin/xtables-legacy-multi iptables
 proxy_args=(-file /usr/sbin/nft=/usr/sbin/nft -file /usr/sbin/xtables-legacy-multi=/usr/sbin/xtables-legacy-multi
   -file "$(readlink -f /lib64/ld-linux-x86-64.so.2)=/lib64/ld-linux-x86-64.so.2")
 for lib in $({ ldd /usr/sbin/nft; ldd /usr/sbin/xtables-legacy-multi; } | awk '/=> \//{print $3}' | sort -u); do

@@ -32,20 +32,16 @@ go_tool() {
 
 kind_cmd() { go_tool kind "sigs.k8s.io/kind@$KIND_VERSION"; }
 crictl_cmd() { go_tool crictl "sigs.k8s.io/cri-tools@$CRICTL_VERSION" sigs.k8s.io/cri-tools/cmd/crictl; }
-# ociimage / imagearchive: the project's image tools.
-project_tool() {
-  local out=$KIND_BIN/$1
-  if [ ! -x "$out" ] || [ -n "$(find "$ROOT/hack/tools/$1" -newer "$out" -name '*.go' -print -quit)" ]; then
-    mkdir -p "$KIND_BIN"
-    (cd "$ROOT" && CGO_ENABLED=0 go build -o "$out" "./hack/tools/$1") >&2
-  fi
-  printf '%s\n' "$out"
-}
+# project_tool NAME: the project's Go command hack/tools/NAME (ociimage, imagearchive, podresources).
+project_tool() { go_tool_build "hack/tools/$1" "$KIND_BIN/$1"; }
 
 # kubeadm_constant NAME: a constant of the tree's kubeadm (the images it expects).
 kubeadm_constant() {
   sed -n "s/^[[:space:]]*$1 = \"\(.*\)\"$/\1/p" "$TREE/cmd/kubeadm/app/constants/constants.go" | sed -n 1p
 }
+
+# docker_available: a Docker engine answers here.
+docker_available() { command -v docker >/dev/null && docker info >/dev/null 2>&1; }
 
 need_docker() {
   command -v docker >/dev/null || die "docker is not installed: the kind cluster needs a Docker engine (make demo without Docker uses the local node instead)"

@@ -39,13 +39,7 @@ if [ "${1:-}" != --force ] && docker image inspect "$IMAGE" >/dev/null 2>&1; the
   exit 0
 fi
 
-apt_pkgs=()
-command -v mmdebstrap >/dev/null || apt_pkgs+=(mmdebstrap)
-[ ${#apt_pkgs[@]} = 0 ] || {
-  log "installing Debian packages: ${apt_pkgs[*]}"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${apt_pkgs[@]}" >/dev/null ||
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${apt_pkgs[@]}" >/dev/null; }
-}
+apt_install mmdebstrap mmdebstrap
 CRICTL=$(crictl_cmd)
 
 # kind's package list (images/base/Dockerfile) without nfs-common / open-iscsi, plus Debian's

@@ -12,7 +12,9 @@
 #
 # Environment: E2E_NODE_TEST (default $BIN/e2e_node.test, built by `hack/build.sh e2e_node.test`;
 # the suite runs the kubelet binary found next to it); FEATURE_GATES for the kubelet and the API
-# server (default PluggableResourceManagement=true); KEEP_DIR, where the report and logs are kept
+# server (default PluggableResourceManagement=true; the kubelet gets them in its configuration
+# file, not on its command line, so that a spec can turn one off by rewriting the configuration,
+# as upstream's specs do); KEEP_DIR, where the report and logs are kept
 # (default $E2E_OUT/e2e-node/<time>). Without a booted systemd the tree needs
 # restart-helpers.diff: else the suite starts the kubelet with systemd-run when it is on PATH, and
 # every spec that reconfigures the kubelet fails in `sudo systemctl`.
@@ -42,7 +44,10 @@ done
 [ -n "$focus" ] || { usage >&2; exit 2; }
 
 E2E_NODE_TEST=${E2E_NODE_TEST:-$BIN/e2e_node.test}
-FEATURE_GATES=${FEATURE_GATES:-PluggableResourceManagement=true}
+FEATURE_GATES=${FEATURE_GATES-PluggableResourceManagement=true}
+gate_re='[A-Za-z0-9]+=(true|false)'
+[[ -z $FEATURE_GATES || $FEATURE_GATES =~ ^$gate_re(,$gate_re)*$ ]] ||
+  die "FEATURE_GATES='$FEATURE_GATES': expected Name=true|false[,Name=true|false...]"
 CTRD=$WORK/containerd
 SYSCTLS=(vm/overcommit_memory vm/panic_on_oom kernel/panic kernel/panic_on_oops kernel/keys/root_maxkeys kernel/keys/root_maxbytes)
 # What the suite's kubelet creates on the host (root dir and cgroup root are fixed by the suite).
@@ -143,6 +148,10 @@ evictionMinimumReclaim:
   nodefs.available: 5%
   nodefs.inodesFree: 5%
 EOF
+if [ -n "$FEATURE_GATES" ]; then
+  echo "featureGates:" >>"$WORK/kubeletconfig.yaml"
+  tr ',' '\n' <<<"$FEATURE_GATES" | sed 's/^\(.*\)=\(.*\)$/  \1: \2/' >>"$WORK/kubeletconfig.yaml"
+fi
 
 args=(
   --ginkgo.focus="$focus" --ginkgo.v --ginkgo.no-color
@@ -152,9 +161,8 @@ args=(
   --kubelet-flags="--system-cgroups= --kubelet-cgroups= --runtime-cgroups="
   --report-dir="$WORK/report"
   --node-name="$(hostname)"
-  # The kubelet's and the in-process API server's gates: spec.resourceDriver is dropped
-  # from pods when the API server's gate is off.
-  --feature-gates="$FEATURE_GATES"
+  # The in-process API server's gates: spec.resourceDriver is dropped from pods when its gate
+  # is off. The kubelet's are in its configuration file (--feature-gates would pin them).
   --service-feature-gates="$FEATURE_GATES"
 )
 [ -z "$skip" ] || args+=(--ginkgo.skip="$skip")

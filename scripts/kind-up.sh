@@ -101,12 +101,7 @@ log "waiting for the nodes to be Ready"
 kubectl_ wait --for=condition=Ready node --all --timeout=300s >/dev/null
 
 log "the example driver: kind load image-archive, DaemonSet"
-"$ROOT/scripts/driver-image.sh" >/dev/null
-kind_run load image-archive --name "$KIND_CLUSTER" "$ROOT/_output/images/example-driver.tar" 2>&1 | sed 's/^/    /' >&2
-kubectl_ apply -f "$ROOT/drivers/example/deploy/daemonset.yaml" >/dev/null
-# A new image under the same tag: restart the pods, so that they run it.
-kubectl_ -n kube-system rollout restart daemonset/example-resource-driver >/dev/null
-kubectl_ -n kube-system rollout status daemonset/example-resource-driver --timeout=180s >/dev/null
+"$ROOT/scripts/kind-driver.sh" "$ROOT/drivers/example" 2>&1 | sed 's/^/    /' >&2
 for node in $nodes; do
   registered=false
   for _ in $(seq 1 60); do

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os/signal"
 	"syscall"
@@ -51,9 +52,13 @@ func (d *driver) Sync(ctx context.Context, allocations []*api.Allocation) error 
 }
 
 func main() {
+	registry := flag.String("registry-dir", "/var/lib/kubelet/plugins_registry", "the kubelet's plugin registration directory")
+	plugin := flag.String("plugin-dir", "/var/lib/kubelet/plugins/minimal.example.com", "directory of the driver's socket")
+	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	helper, err := driverplugin.Start(ctx, "minimal.example.com", &driver{held: map[string]cpuset.CPUSet{}})
+	helper, err := driverplugin.Start(ctx, "minimal.example.com", &driver{held: map[string]cpuset.CPUSet{}},
+		driverplugin.RegistrarDirectoryPath(*registry), driverplugin.PluginDataDirectoryPath(*plugin))
 	if err != nil {
 		panic(err)
 	}

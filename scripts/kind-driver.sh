@@ -33,7 +33,8 @@ kubectl_() { "$BIN/kubectl" --kubeconfig "$KIND_KUBECONFIG" "$@"; }
 "$ROOT/scripts/driver-image.sh" "$dir"
 log "loading _output/images/$name.tar into kind cluster $KIND_CLUSTER"
 kind_run load image-archive --name "$KIND_CLUSTER" "$ROOT/_output/images/$name.tar" 2>&1 | sed 's/^/    /' >&2
-read -r kind namespace ds < <(kubectl_ apply -f "$manifest" -o jsonpath='{.kind} {.metadata.namespace} {.metadata.name}')
+applied=$(kubectl_ apply -f "$manifest" -o jsonpath='{.kind} {.metadata.namespace} {.metadata.name}')
+read -r kind namespace ds <<<"$applied"
 [ "${kind:-}" = DaemonSet ] || die "$manifest must hold one DaemonSet (it holds ${kind:-nothing})"
 daemonset=daemonset/$ds
 log "rolling out $daemonset in namespace $namespace"

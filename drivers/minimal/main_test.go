@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"strings"
 	"testing"
 
 	api "k8s.io/kubelet/pkg/apis/resourcemanager/v1alpha1"
@@ -28,5 +30,20 @@ func TestMinimalDriver(t *testing.T) {
 	}
 	if got, err := admit("b"); err != nil || got.Cpus != "1" {
 		t.Errorf("Admit after release = %v, %v; want CPU 1", got, err)
+	}
+}
+
+// The driver author guide quotes this driver whole: it must be the code that is tested here.
+func TestGuideQuotesThisDriver(t *testing.T) {
+	code, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	guide, err := os.ReadFile("../../docs/driver-guide.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(guide), "```go\n"+string(code)+"```\n") {
+		t.Error("docs/driver-guide.md does not quote drivers/minimal/main.go as it is: copy it into the guide's first code block")
 	}
 }

@@ -92,6 +92,8 @@ cleanup() {
   for pid in $(pgrep -f "^$(dirname "$E2E_NODE_TEST")/kubelet .*--root-dir /var/lib/kubelet" || true); do
     kill -KILL "$pid" 2>/dev/null || true
   done
+  # Kept with the report (below): --purge removes it.
+  cp "$CTRD/containerd.log" "$WORK/containerd.log" 2>/dev/null || true
   "$E2E_DIR/containerd.sh" stop --purge "$CTRD" || warn "containerd.sh stop failed"
   while IFS= read -r c; do
     for base in /sys/fs/cgroup/*; do
@@ -110,7 +112,7 @@ cleanup() {
   unmount_under "$WORK"
   keep=${KEEP_DIR:-$E2E_OUT/e2e-node/$(date +%Y%m%d-%H%M%S)}
   mkdir -p "$keep"
-  cp -r "$WORK/report" "$WORK/e2e.log" "$WORK/kubeletconfig.yaml" "$keep/" 2>/dev/null || true
+  cp -r "$WORK/report" "$WORK/e2e.log" "$WORK/kubeletconfig.yaml" "$WORK/containerd.log" "$keep/" 2>/dev/null || true
   cp -r "$WORK/run/kubelet-config" "$WORK/run/kubelet.conf.d" "$keep/" 2>/dev/null || true
   info "report and logs kept in $keep"
   [ -z "$(mounts_under "$WORK")" ] || die "mounts remain under $WORK; not removing it"

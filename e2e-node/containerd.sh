@@ -246,7 +246,7 @@ kill_tasks_with_ctr() {
 # remove_all_through_containerd: pods through the CRI first (so that CNI DEL releases addresses and
 # network namespaces), then every other task and container.
 remove_all_through_containerd() {
-  "$(e2e_tool cri)" -endpoint "unix://$SOCK" rmpods 2>&1 | sed 's/^/    /' >&2 ||
+  "$(project_tool cri)" -endpoint "unix://$SOCK" rmpods 2>&1 | sed 's/^/    /' >&2 ||
     warn "CRI cleanup failed; cleaning up directly"
   kill_tasks_with_ctr
 }
@@ -373,7 +373,7 @@ cmd_status() {
   fi
   echo "containerd of $DIR: running, pid $(cat "$PIDFILE"), endpoint unix://$SOCK, bridge $BRIDGE ($POD_SUBNET)"
   ctr_ version
-  "$(e2e_tool cri)" -endpoint "unix://$SOCK" status
+  "$(project_tool cri)" -endpoint "unix://$SOCK" status
 }
 
 case ${1:-} in

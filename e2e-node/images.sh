@@ -48,7 +48,7 @@ esac
 IMAGES=$E2E_OUT/images
 WORK=$IMAGES/build
 mkdir -p "$IMAGES" "$WORK"
-MKIMAGE=$(e2e_tool ociimage)
+MKIMAGE=$(project_tool ociimage)
 PAUSE_IMAGE=$(pause_image)
 BUSYBOX_IMAGE=$(busybox_image)
 # The tarballs are named after the image references, so that another name builds another one.

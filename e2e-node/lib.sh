@@ -1,11 +1,11 @@
 # shellcheck shell=bash
 # Common settings and helpers of the e2e-node scripts. Source it; do not run it.
 #
-# It builds on hack/lib.sh (ROOT, TREE and BIN, log/info/warn/die, apt_install, go_tool_build).
+# It builds on hack/lib.sh (ROOT, TREE and BIN, log/info/warn/die, apt_install, project_tool).
 # Paths can be overridden from the environment:
 #   TREE       the assembled, patched upstream tree (default: $ROOT/_output/kubernetes)
 #   BIN        the patched binaries                 (default: $ROOT/_output/bin)
-#   E2E_OUT    tools and images this harness builds (default: $ROOT/_output/e2e)
+#   E2E_OUT    images and reports of this harness  (default: $ROOT/_output/e2e)
 
 set -o errexit -o nounset -o pipefail
 # Note for pipes: no `| grep -q` or `| head` after a writer; under pipefail the writer can fail
@@ -55,14 +55,6 @@ pause_image() {
 busybox_image() {
   local img=${BUSYBOX_IMAGE:-$(manifest_image BusyBox)}
   printf '%s\n' "${img:-$DEFAULT_BUSYBOX_IMAGE}"
-}
-
-# e2e_tool NAME: path of the harness's Go tool NAME (e2e-node/cmd/NAME, or hack/tools/NAME),
-# built on first use and whenever its sources are newer.
-e2e_tool() {
-  local src=e2e-node/cmd/$1
-  [ -d "$ROOT/$src" ] || src=hack/tools/$1
-  go_tool_build "$src" "$E2E_OUT/bin/$1"
 }
 
 # mounts_under DIR: the mount points at or below DIR, deepest first.

@@ -113,7 +113,7 @@ cleanup() {
   for c in "$WORK"/case-*; do
     [ -d "$c" ] || continue
     stop_pid "$c/kubelet.pid" kubelet
-    stop_pid "$c/driver.pid" example-driver
+    stop_pid "$c/driver.pid" driver
   done
   if [ -d "$WORK" ]; then # keep the logs and configs for a look afterwards
     local logs
@@ -171,7 +171,7 @@ for p in "${HOST_PATHS[@]}"; do [ -e "$p" ] || echo "$p"; done >"$WORK/host-path
 log "kubelet: $KUBELET ($("$KUBELET" --version))"
 "$E2E_DIR/containerd.sh" start "$CTRD" >/dev/null
 "$E2E_DIR/images.sh" "$CTRD"
-CRI=$(e2e_tool cri)
+CRI=$(project_tool cri)
 BUSYBOX=$(busybox_image)
 create_cgroup_root
 
@@ -275,7 +275,7 @@ run_case() {
     grep -E '^[EF][0-9]{4}' "$dir/kubelet.log" | tail -n 15 | sed 's/^/    | /' >&2
     echo "RESULT $name: FAIL (kubelet not healthy)"
     stop_pid "$dir/kubelet.pid" kubelet
-    stop_pid "$dir/driver.pid" example-driver
+    stop_pid "$dir/driver.pid" "$(basename "$DRIVER")"
     return 1
   fi
   info "kubelet healthy after $((SECONDS - t0))s"
@@ -293,7 +293,7 @@ run_case() {
   info "kubelet error lines: $(grep -cE '^E[0-9]{4}' "$dir/kubelet.log" || true)"
   if $report; then
     echo "REPORT $name: pod cpu-smoke-$name ($(grep -q resourceDriver "$dir/manifests/cpu-smoke.yaml" && echo "resourceDriver $DRIVER_NAME" || echo 'no resourceDriver')): inside the container Cpus_allowed_list=$got"
-    "$(e2e_tool podresources)" -socket "$dir/root/pod-resources/kubelet.sock" -namespace default |
+    "$(project_tool podresources)" -socket "$dir/root/pod-resources/kubelet.sock" -namespace default |
       sed "s/^/REPORT $name: pod resources API: /"
     echo "REPORT $name: shared pool (CPU manager state): $(sed -n 's/.*"defaultCpuSet":"\([^"]*\)".*/\1/p' "$dir/root/cpu_manager_state")"
   fi
@@ -305,7 +305,7 @@ run_case() {
   esac
   if ! $keep; then
     stop_pid "$dir/kubelet.pid" kubelet
-    stop_pid "$dir/driver.pid" example-driver
+    stop_pid "$dir/driver.pid" "$(basename "$DRIVER")"
     "$CRI" -endpoint "unix://$SOCK" rmpods | sed 's/^/    /' >&2
   fi
   if [ -n "$want" ] && [ "$got" = "$want" ]; then

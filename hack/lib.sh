@@ -76,6 +76,14 @@ go_tool_build() {
   printf '%s\n' "$out"
 }
 
+# project_tool NAME: the project's Go command NAME (hack/tools/NAME or e2e-node/cmd/NAME), built
+# once into _output/tools/bin for every script that uses it, again when its sources are newer.
+project_tool() {
+  local src=hack/tools/$1
+  [ -d "$ROOT/$src" ] || src=e2e-node/cmd/$1
+  go_tool_build "$src" "$ROOT/_output/tools/bin/$1"
+}
+
 tgit() { git -C "$TREE" "${GIT_NEUTRAL[@]}" "$@"; }
 
 # The patches of the series, in order.

@@ -11,22 +11,24 @@
 #     or: kind load image-archive _output/images/NAME-driver.tar --name CLUSTER
 # Environment: IMAGE overrides the image name.
 set -o errexit -o nounset -o pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-case ${1:-} in -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; -*)
-  echo "unknown option $1 (see --help)" >&2; exit 2 ;; esac
-[ $# -le 1 ] || { echo "one driver directory at most (see --help)" >&2; exit 2; }
+. "$(dirname "${BASH_SOURCE[0]}")/../hack/lib.sh"
+case ${1:-} in
+  -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -*) die "unknown option $1 (see --help)" ;;
+esac
+[ $# -le 1 ] || die "one driver directory at most (see --help)"
 
 dir=${1:-$ROOT/drivers/example}
-[ -d "$dir" ] || { echo "no directory $dir: give the directory of the driver's main package" >&2; exit 2; }
+[ -d "$dir" ] || die "no directory $dir: give the directory of the driver's main package"
 dir=$(cd "$dir" && pwd)
 name=$(basename "$dir")-driver
 IMAGE=${IMAGE:-localhost/pluggable-rm/$name:dev}
 mkdir -p "$ROOT/_output/bin" "$ROOT/_output/images"
-echo "==> building _output/bin/$name from $dir" >&2
+log "building _output/bin/$name from $dir"
 # Built inside the directory, so that a driver in a module of its own uses its own go.mod.
 (cd "$dir" && CGO_ENABLED=0 go build -o "$ROOT/_output/bin/$name" .)
-(cd "$ROOT" && go build -o _output/bin/ociimage ./hack/tools/ociimage)
-echo "==> building image $IMAGE" >&2
-"$ROOT/_output/bin/ociimage" -name "$IMAGE" -out "$ROOT/_output/images/$name.tar" \
+OCIIMAGE=$(project_tool ociimage)
+log "building image $IMAGE"
+"$OCIIMAGE" -name "$IMAGE" -out "$ROOT/_output/images/$name.tar" \
   -file "$ROOT/_output/bin/$name=/$name" -entrypoint "/$name"
-echo "    _output/images/$name.tar" >&2
+info "_output/images/$name.tar"

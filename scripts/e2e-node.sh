@@ -47,6 +47,6 @@ mapfile -t reports < <(find "$keep" -name 'junit*.xml' 2>/dev/null | sort)
 if [ ${#reports[@]} = 0 ]; then
   die "the suite wrote no JUnit report (it did not start, or was killed): see the logs in $keep"
 fi
-"$(e2e_tool junitsummary)" "${reports[@]}" || rc=$((rc == 0 ? 1 : rc))
+"$(project_tool junitsummary)" "${reports[@]}" || rc=$((rc == 0 ? 1 : rc))
 log "JUnit report and logs: $keep"
 exit "$rc"

@@ -32,8 +32,6 @@ go_tool() {
 
 kind_cmd() { go_tool kind "sigs.k8s.io/kind@$KIND_VERSION"; }
 crictl_cmd() { go_tool crictl "sigs.k8s.io/cri-tools@$CRICTL_VERSION" sigs.k8s.io/cri-tools/cmd/crictl; }
-# project_tool NAME: the project's Go command hack/tools/NAME (ociimage, imagearchive, podresources).
-project_tool() { go_tool_build "hack/tools/$1" "$KIND_BIN/$1"; }
 
 # kubeadm_constant NAME: a constant of the tree's kubeadm (the images it expects).
 kubeadm_constant() {

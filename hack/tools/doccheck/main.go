@@ -6,15 +6,18 @@
 //
 // It prints each name it cannot find with the document and line, and exits 1 if there is one.
 // Where a name is found:
-//   - make targets (`make X`): a rule "X:" in the Makefile;
-//   - commands starting with a script path (`scripts/demo.sh --local`): the script exists;
-//   - paths: a file or directory of the project or the tree (a <placeholder> part matches any
-//     name), absolute paths anywhere in the project's or the tree's text;
+//   - make targets (`make X`, also after VAR=value words): a rule "X:" in the project's or the
+//     tree's Makefile; other commands by their first word when it is a relative path (a script);
+//   - paths: a file or directory of the project, the document's directory, the tree or a staging
+//     module (a <placeholder> part matches any name); paths under _output/ by the scripts naming
+//     their first directory; absolute paths and images by their text up to a <placeholder>;
 //   - Go test and benchmark names: a func of that name;
-//   - kubelet_* metric names: the name, or its part after the subsystem, in the tree's text;
-//   - quoted spec names ("should ..."): in test/e2e_node of the tree;
-//   - any other name: anywhere in the project's or the tree's text (git grep, tracked files only;
-//     the checked documents themselves do not count).
+//   - kubelet_* metrics: the name, or its part after the subsystem prefixes, as text;
+//   - flags: --name, -name or "name" as text; Go selectors and calls (Type.Method(x)): the last name;
+//   - quoted spec names ("should ...") and any other name: as text.
+//
+// Text is searched with git grep in the tracked and untracked files of the project and the tree;
+// the checked documents and docs/research do not count.
 package main
 
 import (
@@ -208,7 +211,7 @@ func alternatives(r ref) []lookup {
 	checks = append(checks, lookup{path: t})
 	if strings.Contains(t, "<") {
 		// An image or a name with a placeholder: its fixed beginning is in the code.
-		checks = append(checks, lookup{text: placeholderFree(t)})
+		checks = append(checks, lookup{text: strings.TrimSuffix(placeholderFree(t), "/")})
 	}
 	t = strings.TrimPrefix(t, "...")
 	t = labels.ReplaceAllString(t, "")
@@ -223,28 +226,12 @@ func alternatives(r ref) []lookup {
 	case strings.HasPrefix(t, "-"):
 		name, _, _ := strings.Cut(strings.TrimLeft(t, "-"), "=")
 		checks = append(checks, lookup{text: `"` + name + `"`}, lookup{text: "-" + name})
-	case strings.HasPrefix(t, "/"):
-		// An absolute path on the node: the code names it or a parent directory.
-		for p := placeholderFree(t); strings.Count(p, "/") > 1 || len(p) > 1 && strings.Count(p, "/") == 1; p = filepath.Dir(strings.TrimSuffix(p, "/")) {
-			checks = append(checks, lookup{text: strings.TrimSuffix(p, "/")})
-			if p == "/" {
-				break
-			}
-		}
 	case sysctl.MatchString(t):
 		checks = append(checks, lookup{text: strings.ReplaceAll(t, ".", "/")})
 	}
 	if m := callOrField.FindStringSubmatch(t); m != nil && strings.ContainsAny(t, ".(") {
-		// Go: Type.Method(args), pkg.Func, Type.field: every part is in the code.
-		all := true
-		for _, part := range strings.Split(strings.SplitN(t, "(", 2)[0], ".") {
-			if !callOrField.MatchString(part) {
-				all = false
-			}
-		}
-		if all {
-			checks = append(checks, lookup{text: m[2]})
-		}
+		// Go: Type.Method(args), pkg.Func, Type.field: the last name is in the code.
+		checks = append(checks, lookup{text: m[2]})
 	}
 	return checks
 }

@@ -35,7 +35,7 @@ func TestCheck(t *testing.T) {
 		"doc.md": "Run `make demo`, `FOCUS=x make demo`, `scripts/demo.sh --help`, `make nothing`,\n" +
 			"`scripts/missing.sh -v`. Tests: `TestReal`, `TestFake`. Metric `kubelet_rm_calls_total{x=\"y\"}`,\n" +
 			"`kubelet_rm_gone_total`. Paths: `scripts/demo.sh`, `scripts/gone.sh`, `/var/lib/demo/<pod>/state`,\n" +
-			"`/etc/nowhere`, `_output/bin/demo`. Names: `WORK`, `NOTHING_LIKE_IT`, `--driver-name`, `--no-flag`,\n" +
+			"`/etc/nowhere`, `/var/lib/demo/other`, `_output/bin/demo`. Names: `WORK`, `NOTHING_LIKE_IT`, `--driver-name`, `--no-flag`,\n" +
 			"`pkg.Real(x)`, `image/name:<tag>`.\n\n```sh\nmake not-checked-in-fences\n```\n" +
 			"Specs: \"should really exist\" and \"should not\n" +
 			"exist\".\n",
@@ -56,6 +56,7 @@ func TestCheck(t *testing.T) {
 		`doc.md:3: "kubelet_rm_gone_total" is not in the code`,
 		`doc.md:3: "scripts/gone.sh" is not in the code`,
 		`doc.md:4: "/etc/nowhere" is not in the code`,
+		`doc.md:4: "/var/lib/demo/other" is not in the code`,
 		`doc.md:4: "NOTHING_LIKE_IT" is not in the code`,
 		`doc.md:4: "--no-flag" is not in the code`,
 		`doc.md:10: "should not exist" is not in the code`,

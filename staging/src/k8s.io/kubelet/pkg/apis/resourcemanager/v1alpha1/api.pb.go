@@ -354,7 +354,9 @@ type AdmitRequest struct {
 	Container *ContainerInfo `protobuf:"bytes,2,opt,name=container,proto3" json:"container,omitempty"`
 	// available_cpus is the kubelet's current shared pool in cpuset list
 	// syntax: online CPUs, minus the CPUs reserved for the system, minus
-	// the CPUs held exclusively by any container. An exclusive set must be
+	// the CPUs held exclusively by any container, plus the exclusive CPUs
+	// of the pod's init containers that never run beside this container
+	// (init containers run to completion first). An exclusive set must be
 	// a subset of it.
 	AvailableCpus string `protobuf:"bytes,3,opt,name=available_cpus,json=availableCpus,proto3" json:"available_cpus,omitempty"`
 	unknownFields protoimpl.UnknownFields

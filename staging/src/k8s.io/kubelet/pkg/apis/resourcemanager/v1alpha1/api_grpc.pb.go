@@ -85,7 +85,8 @@ type ResourceDriverClient interface {
 	// start, which the kubelet retries with back-off.
 	AddContainer(ctx context.Context, in *AddContainerRequest, opts ...grpc.CallOption) (*AddContainerResponse, error)
 	// RemoveContainer releases what Admit reserved for a container. The
-	// kubelet calls it when the container is removed, or when a pod's
+	// kubelet calls it when the pod is gone, for an init container that ran
+	// to completion when the pod's app containers start, or when a pod's
 	// admission is rolled back (then container_id is empty). The kubelet
 	// frees its own record of the allocation even when this call fails; the
 	// driver learns the truth through the next Sync.
@@ -173,7 +174,8 @@ type ResourceDriverServer interface {
 	// start, which the kubelet retries with back-off.
 	AddContainer(context.Context, *AddContainerRequest) (*AddContainerResponse, error)
 	// RemoveContainer releases what Admit reserved for a container. The
-	// kubelet calls it when the container is removed, or when a pod's
+	// kubelet calls it when the pod is gone, for an init container that ran
+	// to completion when the pod's app containers start, or when a pod's
 	// admission is rolled back (then container_id is empty). The kubelet
 	// frees its own record of the allocation even when this call fails; the
 	// driver learns the truth through the next Sync.

@@ -5,7 +5,8 @@
 #   3. upstream's tests of every package the series adds or changes (unit tests, and integration
 #      tests with etcd built by hack/install-etcd.sh), plus the packages listed in
 #      hack/test-packages.txt (packages the series affects without editing them);
-#   4. the project's own Go tests (go test ./... in the project);
+#   4. the series' Go fuzz targets, FUZZTIME each (default 10s; their seed corpora in testdata/fuzz
+#      already ran as unit tests in step 3), and the project's own Go tests (go test ./...);
 #   5. the node e2e suite on this machine (scripts/e2e-node.sh: a real kubelet, containerd, runc
 #      and cgroups; needs root). test/e2e_node runs there, not under go test: it is a suite that
 #      starts services. SKIP_E2E_NODE=1 leaves step 5 out (said at the end);
@@ -16,6 +17,7 @@
 # Usage: hack/test.sh
 #
 # Environment: SKIP_E2E_NODE=1 / SKIP_KIND=1 (leave out the node e2e suite / the kind smoke test),
+# FUZZTIME (per fuzz target, a go test -fuzztime value: 10s, 1000000x; 0 leaves them out),
 # FOCUS / SKIP (for the node e2e suite)
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -40,6 +42,22 @@ etcd_dir=$("$ROOT/hack/install-etcd.sh")
 log "upstream tests of ${#pkgs[@]} packages the series touches"
 printf '    %s\n' "${pkgs[@]}" >&2
 (cd "$TREE" && PATH="$etcd_dir:$PATH" go test "${pkgs[@]}")
+
+# The fuzz targets the series adds: "dir FuzzName" lines, from the Go test files it adds or changes.
+FUZZTIME=${FUZZTIME:-10s}
+mapfile -t fuzzers < <(tgit diff --name-only --diff-filter=AMR upstream..HEAD -- '*_test.go' |
+  while read -r f; do sed -n "s|^func \(Fuzz[A-Za-z0-9_]*\)(f \*testing\.F).*|./$(dirname "$f") \1|p" "$TREE/$f"; done)
+if [ "$FUZZTIME" = 0 ]; then
+  log "the ${#fuzzers[@]} fuzz targets of the series are left out (FUZZTIME=0)"
+else
+  log "the ${#fuzzers[@]} fuzz targets of the series, $FUZZTIME each"
+  for target in "${fuzzers[@]}"; do
+    read -r dir name <<<"$target"
+    info "$name ($dir)"
+    # A failing input is written to the package's testdata/fuzz: it stays in the tree for a look.
+    (cd "$TREE" && go test -run '^$' -fuzz "^$name\$" -fuzztime "$FUZZTIME" "$dir")
+  done
+fi
 
 log "the project's own tests"
 (cd "$ROOT" && go test ./...)

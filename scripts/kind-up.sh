@@ -8,8 +8,9 @@
 # Usage: scripts/kind-up.sh [-h|--help]
 #
 # Environment:
-#   KIND_CONFIG   the cluster config (default kind-config/single-node.yaml; also
-#                 kind-config/control-plane-worker.yaml)
+#   KIND_CONFIG   the cluster config (default kind-config/control-plane-worker.yaml: the worker
+#                 has a whole allocatable CPU for a pod with an exclusive CPU; also
+#                 kind-config/single-node.yaml, where the control plane's requests leave less)
 #   KIND_CLUSTER  the cluster name (default pluggable-rm)
 #
 # Then: export KUBECONFIG=_output/kind/kubeconfig; kubectl get nodes. make kind-down removes it.
@@ -24,7 +25,7 @@ case ${1:-} in
   '') ;;
   *) die "unknown argument $1 (see --help)" ;;
 esac
-KIND_CONFIG=${KIND_CONFIG:-$ROOT/kind-config/single-node.yaml}
+KIND_CONFIG=${KIND_CONFIG:-$ROOT/kind-config/control-plane-worker.yaml}
 [ -f "$KIND_CONFIG" ] || die "no kind config $KIND_CONFIG"
 need_docker
 start=$SECONDS

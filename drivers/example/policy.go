@@ -14,9 +14,9 @@ import (
 
 // PolicyAnnotation selects the placement of a pod's containers:
 //
-//	exclusive: ceil(CPU request) CPUs of their own, whole physical cores first, on one NUMA
-//	           node when possible, with memory from the same node(s). The default for pods
-//	           whose containers request whole CPUs.
+//	exclusive: as many CPUs of their own as the CPU request, whole physical cores first, on
+//	           one NUMA node when possible, with memory from the same node(s). Only for the
+//	           containers the kubelet lets have exclusive CPUs (see pinnable): the default for them.
 //	shared:    the shared CPUs of the one NUMA node that has most of them, memory from it.
 //	           The default otherwise.
 const PolicyAnnotation = "cpu.example.com/policy"
@@ -43,21 +43,30 @@ func (p *policy) Admit(ctx context.Context, req *api.AdmitRequest) (*api.Resourc
 	if err != nil {
 		return nil, fmt.Errorf("available CPUs %q: %w", req.AvailableCpus, err)
 	}
-	request, err := cpuRequest(req.Container)
+	request, err := millicores(req.Container.Requests, "request")
 	if err != nil {
 		return nil, err
 	}
+	limit, err := millicores(req.Container.Limits, "limit")
+	if err != nil {
+		return nil, err
+	}
+	whyNot := pinnable(req.Pod.QosClass, request, limit)
 	mode := req.Pod.Annotations[PolicyAnnotation]
 	if mode == "" {
 		mode = "shared"
-		if request > 0 && request%1000 == 0 {
+		if whyNot == "" {
 			mode = "exclusive"
 		}
 	}
 	var set *api.ResourceSet
 	switch mode {
 	case "exclusive":
-		set, err = p.exclusive(int((request+999)/1000), available)
+		if whyNot != "" {
+			err = fmt.Errorf("annotation %s: exclusive CPUs are only for containers of Guaranteed pods with an integer CPU request, and %s: use \"shared\" or no annotation", PolicyAnnotation, whyNot)
+			break
+		}
+		set, err = p.exclusive(int(request/1000), available)
 	case "shared":
 		set, err = p.shared(available)
 	default:
@@ -86,17 +95,33 @@ func (p *policy) Sync(ctx context.Context, allocations []*api.Allocation) error 
 	return nil
 }
 
-// cpuRequest is the container's CPU request in millicores (0 without one).
-func cpuRequest(c *api.ContainerInfo) (int64, error) {
-	value, ok := c.Requests["cpu"]
+// millicores is the CPU in a container's requests or limits, in millicores (0 without one).
+func millicores(resources map[string]string, what string) (int64, error) {
+	value, ok := resources["cpu"]
 	if !ok {
 		return 0, nil
 	}
 	q, err := resource.ParseQuantity(value)
 	if err != nil {
-		return 0, fmt.Errorf("CPU request %q: %w", value, err)
+		return 0, fmt.Errorf("CPU %s %q: %w", what, value, err)
 	}
 	return q.MilliValue(), nil
+}
+
+// pinnable says why the kubelet would refuse exclusive CPUs for the container ("" when it would
+// not): as the static CPU manager policy pins, only a container of a Guaranteed pod whose CPU
+// request is a whole number of CPUs and equals its limit (which pod-level resources allow to
+// differ). The kubelet checks the same rule on every answer.
+func pinnable(qosClass string, request, limit int64) string {
+	switch {
+	case qosClass != "Guaranteed":
+		return fmt.Sprintf("the pod's QoS class is %q", qosClass)
+	case request == 0 || request%1000 != 0:
+		return fmt.Sprintf("the CPU request is %dm", request)
+	case limit != request:
+		return fmt.Sprintf("the CPU limit (%dm) differs from the request (%dm)", limit, request)
+	}
+	return ""
 }
 
 // heldExclusively are the CPUs this driver gave out exclusively.
@@ -114,9 +139,6 @@ func (p *policy) heldExclusively() cpuset.CPUSet {
 }
 
 func (p *policy) exclusive(n int, available cpuset.CPUSet) (*api.ResourceSet, error) {
-	if n == 0 {
-		return nil, fmt.Errorf("exclusive CPUs need a CPU request of at least 1")
-	}
 	free := available.Intersection(p.topo.All()).Difference(p.heldExclusively())
 	if free.Size() < n {
 		return nil, fmt.Errorf("%d exclusive CPUs requested, only %d free (%q)", n, free.Size(), free.String())

@@ -13,6 +13,8 @@ import (
 type admission struct {
 	pod, container string
 	cpu            string // CPU request
+	limit          string // CPU limit, the request when empty
+	qos            string // the pod's QoS class, Guaranteed when empty
 	policy         string // PolicyAnnotation, "" for the default
 	want           *api.ResourceSet
 	wantErr        string
@@ -20,15 +22,22 @@ type admission struct {
 
 func admitRequest(a admission, available string) *api.AdmitRequest {
 	req := &api.AdmitRequest{
-		Pod:           &api.PodInfo{Uid: a.pod, Annotations: map[string]string{}},
-		Container:     &api.ContainerInfo{Name: a.container, Requests: map[string]string{}},
+		Pod:           &api.PodInfo{Uid: a.pod, QosClass: "Guaranteed", Annotations: map[string]string{}},
+		Container:     &api.ContainerInfo{Name: a.container, Requests: map[string]string{}, Limits: map[string]string{}},
 		AvailableCpus: available,
+	}
+	if a.qos != "" {
+		req.Pod.QosClass = a.qos
 	}
 	if a.policy != "" {
 		req.Pod.Annotations[PolicyAnnotation] = a.policy
 	}
 	if a.cpu != "" {
 		req.Container.Requests["cpu"] = a.cpu
+		req.Container.Limits["cpu"] = a.cpu
+	}
+	if a.limit != "" {
+		req.Container.Limits["cpu"] = a.limit
 	}
 	return req
 }
@@ -90,12 +99,31 @@ func TestAdmit(t *testing.T) {
 				{pod: "b", container: "c", cpu: "2", policy: "shared", want: set("2-3", false, "1")},
 			},
 		},
+		"shared for the containers the kubelet does not let have exclusive CPUs": {
+			topo: topology.Uniform(1, 2, 1),
+			admissions: []admission{
+				{pod: "a", container: "c", cpu: "1", qos: "Burstable", limit: "2", want: set("0-1", false, "0")},
+				{pod: "b", container: "c", qos: "BestEffort", want: set("0-1", false, "0")},
+				{pod: "c", container: "c", cpu: "1500m", want: set("0-1", false, "0")},
+				// Pod-level resources make a Guaranteed pod whose container's limit differs.
+				{pod: "d", container: "c", cpu: "1", limit: "2", want: set("0-1", false, "0")},
+			},
+		},
+		"exclusive asked for where the kubelet refuses it": {
+			topo: topology.Uniform(1, 2, 1),
+			admissions: []admission{
+				{pod: "a", container: "c", qos: "BestEffort", policy: "exclusive", wantErr: `exclusive CPUs are only for containers of Guaranteed pods with an integer CPU request, and the pod's QoS class is "BestEffort"`},
+				{pod: "b", container: "c", cpu: "50m", policy: "exclusive", wantErr: "and the CPU request is 50m"},
+				{pod: "c", container: "c", cpu: "1", limit: "2", policy: "exclusive", wantErr: "and the CPU limit (2000m) differs from the request (1000m)"},
+			},
+		},
 		"bad input": {
 			topo: topology.Uniform(1, 2, 1),
 			admissions: []admission{
 				{pod: "a", container: "c", cpu: "1", policy: "fastest", wantErr: `annotation cpu.example.com/policy: "fastest" is neither`},
-				{pod: "b", container: "c", policy: "exclusive", wantErr: "exclusive CPUs need a CPU request"},
+				{pod: "b", container: "c", policy: "exclusive", wantErr: "and the CPU request is 0m"},
 				{pod: "c", container: "c", cpu: "lots", wantErr: `CPU request "lots"`},
+				{pod: "d", container: "c", cpu: "1", limit: "lots", wantErr: `CPU limit "lots"`},
 			},
 		},
 	} {

@@ -1,5 +1,6 @@
 // Command minimal-driver is the smallest useful resource driver: every container of a pod that
-// names it gets one exclusive CPU, the lowest free one.
+// names it gets one exclusive CPU, the lowest free one. The kubelet gives exclusive CPUs only to
+// containers of Guaranteed pods, as many as their CPU request: so each must request one CPU.
 package main
 
 import (
@@ -19,6 +20,10 @@ type driver struct {
 }
 
 func (d *driver) Admit(ctx context.Context, req *api.AdmitRequest) (*api.ResourceSet, error) {
+	if req.Pod.QosClass != "Guaranteed" || req.Container.Requests["cpu"] != "1" {
+		return nil, fmt.Errorf("container %q: minimal.example.com gives each container one exclusive CPU: "+
+			"set its CPU request and limit to 1 and its memory request to its limit", req.Container.Name)
+	}
 	free, err := cpuset.Parse(req.AvailableCpus)
 	if err != nil {
 		return nil, err

@@ -16,8 +16,15 @@ func TestMinimalDriver(t *testing.T) {
 	if err := d.Sync(ctx, []*api.Allocation{{PodUid: "old", ContainerName: "c", Resources: &api.ResourceSet{Cpus: "1"}}}); err != nil {
 		t.Fatal(err)
 	}
-	admit := func(pod string) (*api.ResourceSet, error) {
-		return d.Admit(ctx, &api.AdmitRequest{Pod: &api.PodInfo{Uid: pod}, Container: &api.ContainerInfo{Name: "c"}, AvailableCpus: "1-2"})
+	admitAs := func(pod, qos, cpu string) (*api.ResourceSet, error) {
+		return d.Admit(ctx, &api.AdmitRequest{Pod: &api.PodInfo{Uid: pod, QosClass: qos},
+			Container: &api.ContainerInfo{Name: "c", Requests: map[string]string{"cpu": cpu}}, AvailableCpus: "1-2"})
+	}
+	admit := func(pod string) (*api.ResourceSet, error) { return admitAs(pod, "Guaranteed", "1") }
+	for _, tc := range []struct{ qos, cpu string }{{"Guaranteed", "2"}, {"Guaranteed", "500m"}, {"Burstable", "1"}, {"BestEffort", ""}} {
+		if got, err := admitAs("x", tc.qos, tc.cpu); err == nil || !strings.Contains(err.Error(), "set its CPU request and limit to 1") {
+			t.Errorf("Admit of a %s container requesting %q CPU = %v, %v; want an error that says to request one CPU", tc.qos, tc.cpu, got, err)
+		}
 	}
 	if got, err := admit("a"); err != nil || got.Cpus != "2" {
 		t.Errorf("Admit = %v, %v; want CPU 2 (1 is held)", got, err)

@@ -38,8 +38,11 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
+	"time"
 
 	"google.golang.org/grpc"
+	grpcstatus "google.golang.org/grpc/status"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/klog/v2"
@@ -117,7 +120,8 @@ func RegistrarSocketFilename(name string) Option {
 }
 
 // PluginListener replaces how the service socket is created (tests). The
-// default removes a stale socket file and listens on a new one.
+// default removes a stale socket file and listens on a new one; it refuses
+// a socket that another process still serves.
 func PluginListener(listen func(ctx context.Context, path string) (net.Listener, error)) Option {
 	return func(o *options) error { o.pluginListen = listen; return nil }
 }
@@ -183,8 +187,8 @@ func Start(ctx context.Context, driverName string, driver Driver, opts ...Option
 		pluginSocket:    "driver.sock",
 		registrarDir:    api.KubeletRegistryDir,
 		registrarSocket: driverName + "-reg.sock",
-		pluginListen:    listenUnix,
-		registrarListen: listenUnix,
+		pluginListen:    unixListener(driverName),
+		registrarListen: unixListener(driverName),
 		serialize:       true,
 		grpcVerbosity:   5,
 	}
@@ -351,13 +355,46 @@ func (s *driverService) Sync(ctx context.Context, req *api.SyncRequest) (*api.Sy
 	return &api.SyncResponse{}, nil
 }
 
-// listenUnix removes a stale socket left by an earlier run, then listens.
-func listenUnix(ctx context.Context, path string) (net.Listener, error) {
-	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
-		return nil, fmt.Errorf("remove stale socket: %w", err)
+// staleSocketDialTimeout bounds how long Start waits for an existing socket
+// to answer before it calls the socket stale.
+const staleSocketDialTimeout = time.Second
+
+// unixListener returns the default listenFunc: it removes a stale socket
+// left by an earlier run, then listens.
+func unixListener(driverName string) listenFunc {
+	return func(ctx context.Context, path string) (net.Listener, error) {
+		if err := removeStaleSocket(ctx, driverName, path); err != nil {
+			return nil, err
+		}
+		var lc net.ListenConfig
+		return lc.Listen(ctx, "unix", path)
 	}
-	var lc net.ListenConfig
-	return lc.Listen(ctx, "unix", path)
+}
+
+// removeStaleSocket removes the file at path unless a process serves it.
+// Removing a live socket would not stop the other instance: both would run,
+// and the kubelet would only reach the newer one.
+func removeStaleSocket(ctx context.Context, driverName, path string) error {
+	if _, err := os.Lstat(path); os.IsNotExist(err) {
+		return nil
+	}
+	dialer := net.Dialer{Timeout: staleSocketDialTimeout}
+	conn, err := dialer.DialContext(ctx, "unix", path)
+	if err == nil {
+		_ = conn.Close()
+		return fmt.Errorf("socket %s is served by another process: is another instance of driver %q running? Stop it first", path, driverName)
+	}
+	// A full backlog or a slow answer means a process listens but is busy:
+	// that socket is not stale either.
+	var netErr net.Error
+	if errors.Is(err, syscall.EAGAIN) || (errors.As(err, &netErr) && netErr.Timeout()) {
+		return fmt.Errorf("socket %s is served by another process, which does not accept connections (%w): is another instance of driver %q running? Stop it first", path, err, driverName)
+	}
+	klog.FromContext(ctx).V(4).Info("Removing stale socket", "path", path, "dialError", err)
+	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("remove stale socket: %w", err)
+	}
+	return nil
 }
 
 // grpcServer is one gRPC server on one unix socket.
@@ -395,21 +432,50 @@ func (s *grpcServer) stop() {
 }
 
 // loggingInterceptor gives each call a logger with the method and a
-// request id, and logs calls and answers at the given verbosity.
+// request id, and logs calls at the given verbosity. It logs the pod and
+// container a call is about, never the request itself: requests carry the
+// pod's labels and annotations, which may hold secrets.
 func loggingInterceptor(logger klog.Logger, verbosity int) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-		logger := klog.LoggerWithValues(logger, "method", info.FullMethod, "requestID", requestID.Add(1))
+		logger := klog.LoggerWithValues(logger, append([]any{"method", info.FullMethod, "requestID", requestID.Add(1)}, requestKeys(req)...)...)
 		ctx = klog.NewContext(ctx, logger)
 		if verbosity >= 0 {
-			logger.V(verbosity).Info("handling request", "request", req)
+			logger.V(verbosity).Info("Handling request")
 		}
+		start := time.Now()
 		resp, err := handler(ctx, req)
+		duration := time.Since(start)
 		switch {
 		case err != nil:
-			logger.V(2).Info("request failed", "err", err)
+			// The code only: a driver's message may quote the request.
+			logger.V(2).Info("Request failed", "duration", duration, "code", grpcstatus.Code(err))
 		case verbosity >= 0:
-			logger.V(verbosity).Info("handled request", "response", resp)
+			logger.V(verbosity).Info("Handled request", "duration", duration)
 		}
 		return resp, err
 	}
+}
+
+// requestKeys returns the log key/value pairs that say which pod and
+// container a request is about.
+func requestKeys(req any) []any {
+	var kv []any
+	switch r := req.(type) {
+	case interface {
+		GetPod() *api.PodInfo
+		GetContainer() *api.ContainerInfo
+	}:
+		if pod := r.GetPod(); pod != nil {
+			kv = append(kv, "pod", klog.KRef(pod.GetNamespace(), pod.GetName()), "podUID", pod.GetUid())
+		}
+		if container := r.GetContainer(); container != nil {
+			kv = append(kv, "containerName", container.GetName())
+		}
+	case interface {
+		GetPodUid() string
+		GetContainerName() string
+	}:
+		kv = append(kv, "podUID", r.GetPodUid(), "containerName", r.GetContainerName())
+	}
+	return kv
 }

@@ -31,6 +31,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/proto"
 
+	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	registerapi "k8s.io/kubelet/pkg/apis/pluginregistration/v1"
 	api "k8s.io/kubelet/pkg/apis/resourcemanager/v1alpha1"
@@ -266,31 +267,95 @@ func TestSerializedByDefault(t *testing.T) {
 	}
 }
 
-// A driver restarted after a crash finds its old sockets and replaces them.
-func TestRestartWithStaleSockets(t *testing.T) {
-	_, ctx := ktesting.NewTestContext(t)
-	d := newDirs(t)
-	if err := os.MkdirAll(d.plugin, 0o755); err != nil {
+// listenUnix serves path until the test ends. A stale listener is closed at
+// once but leaves its socket file, as a killed driver does.
+func listenUnix(t *testing.T, path string, stale bool) {
+	t.Helper()
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, path := range []string{filepath.Join(d.plugin, "driver.sock"), d.registrationSocket("cpu.example.com")} {
-		// A socket file without a server behind it, as a killed driver leaves.
-		l, err := net.Listen("unix", path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l.(*net.UnixListener).SetUnlinkOnClose(false)
+	if stale {
+		l.SetUnlinkOnClose(false)
 		_ = l.Close()
-		if _, err := os.Stat(path); err != nil {
-			t.Fatalf("stale socket not left behind: %v", err)
+		return
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	// Accept, so that a dial is answered as a live server would answer it.
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			_ = conn.Close()
 		}
+	}()
+}
+
+// TestStartWithExistingSockets checks that Start replaces the sockets a
+// crashed driver left, and refuses those that another instance serves.
+func TestStartWithExistingSockets(t *testing.T) {
+	const served = `is served by another process: is another instance of driver "cpu.example.com" running? Stop it first`
+	for name, tc := range map[string]struct {
+		// registration says whether the existing socket is the
+		// registration socket rather than the driver socket.
+		registration bool
+		stale        bool
+		wantErr      string
+	}{
+		"stale driver socket":        {stale: true},
+		"stale registration socket":  {registration: true, stale: true},
+		"served driver socket":       {wantErr: served},
+		"served registration socket": {registration: true, wantErr: served},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, ctx := ktesting.NewTestContext(t)
+			d := newDirs(t)
+			if err := os.MkdirAll(d.plugin, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			registrationSocket := filepath.Join(d.registry, "other-reg.sock")
+			path := filepath.Join(d.plugin, "other.sock")
+			if tc.registration {
+				path = registrationSocket
+			}
+			listenUnix(t, path, tc.stale)
+
+			h, err := driverplugin.Start(ctx, "cpu.example.com", &recordingDriver{},
+				driverplugin.PluginDataDirectoryPath(d.plugin),
+				driverplugin.PluginSocket("other.sock"),
+				driverplugin.RegistrarDirectoryPath(d.registry),
+				driverplugin.RegistrarSocketFilename("other-reg.sock"),
+			)
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatalf("Start: %v", err)
+				}
+				t.Cleanup(h.Stop)
+				k, err := fakekubelet.Register(ctx, registrationSocket)
+				if err != nil {
+					t.Fatalf("Register after restart: %v", err)
+				}
+				_ = k.Close()
+				return
+			}
+
+			if err == nil {
+				h.Stop()
+				t.Fatalf("Start succeeded, want error containing %q", tc.wantErr)
+			}
+			if wantErr := "socket " + path + " " + tc.wantErr; !strings.Contains(err.Error(), wantErr) {
+				t.Errorf("error %q does not contain %q", err, wantErr)
+			}
+			// The other instance still owns its socket.
+			conn, err := net.DialTimeout("unix", path, time.Second)
+			if err != nil {
+				t.Fatalf("socket of the other instance no longer served: %v", err)
+			}
+			_ = conn.Close()
+		})
 	}
-	start(t, ctx, d, &recordingDriver{})
-	k, err := fakekubelet.Register(ctx, d.registrationSocket("cpu.example.com"))
-	if err != nil {
-		t.Fatalf("Register after restart: %v", err)
-	}
-	_ = k.Close()
 }
 
 func TestCancelStopsAndRemovesSockets(t *testing.T) {
@@ -369,5 +434,87 @@ func TestInterceptors(t *testing.T) {
 	defer mutex.Unlock()
 	if got, want := strings.Join(methods, " "), "Sync RemoveContainer"; got != want {
 		t.Errorf("recorded calls %q, want %q", got, want)
+	}
+}
+
+// TestLogsNoRequests checks that calls are logged by pod and container only:
+// requests carry the pod's labels and annotations, which may hold secrets.
+func TestLogsNoRequests(t *testing.T) {
+	const secret = "s3cr3t-annotation-value"
+	pod := &api.PodInfo{
+		Uid:         "uid-1",
+		Namespace:   "ns",
+		Name:        "pod",
+		Labels:      map[string]string{"label": secret},
+		Annotations: map[string]string{"example.com/token": secret},
+	}
+	container := &api.ContainerInfo{Name: "ctr", Requests: map[string]string{"cpu": "2"}}
+	for name, tc := range map[string]struct {
+		driver   driverplugin.Driver
+		call     func(ctx context.Context, k *fakekubelet.Driver) error
+		wantLogs []string
+	}{
+		"Admit": {
+			driver: &recordingDriver{},
+			call: func(ctx context.Context, k *fakekubelet.Driver) error {
+				_, err := k.Admit(ctx, &api.AdmitRequest{Pod: pod, Container: container, AvailableCpus: "0-3"})
+				return err
+			},
+			wantLogs: []string{"Handled request", `method="/`, `pod="ns/pod"`, `podUID="uid-1"`, `containerName="ctr"`, `duration=`},
+		},
+		"AddContainer": {
+			driver: &adderDriver{},
+			call: func(ctx context.Context, k *fakekubelet.Driver) error {
+				_, err := k.AddContainer(ctx, &api.AddContainerRequest{Pod: pod, Container: container, ContainerId: "id-1", Admitted: &api.ResourceSet{Cpus: "1"}})
+				return err
+			},
+			wantLogs: []string{"Handled request", `pod="ns/pod"`, `containerName="ctr"`},
+		},
+		"RemoveContainer": {
+			driver: &recordingDriver{},
+			call: func(ctx context.Context, k *fakekubelet.Driver) error {
+				_, err := k.RemoveContainer(ctx, &api.RemoveContainerRequest{PodUid: "uid-1", ContainerName: "ctr", ContainerId: "id-1"})
+				return err
+			},
+			wantLogs: []string{"Handled request", `podUID="uid-1"`, `containerName="ctr"`},
+		},
+		// The driver's message may quote the request: only its code is logged.
+		"failed Admit": {
+			driver: &recordingDriver{admitErr: errors.New("cannot place pod with token " + secret)},
+			call: func(ctx context.Context, k *fakekubelet.Driver) error {
+				if _, err := k.Admit(ctx, &api.AdmitRequest{Pod: pod, Container: container}); err == nil {
+					return errors.New("Admit succeeded, want the driver's error")
+				}
+				return nil
+			},
+			wantLogs: []string{"Request failed", `pod="ns/pod"`, `code="Unknown"`, `duration=`},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			// The kubelet side logs elsewhere: the buffer holds only what the driver logs.
+			_, kubeletCtx := ktesting.NewTestContext(t)
+			logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.Verbosity(10), ktesting.BufferLogs(true)))
+			ctx := klog.NewContext(kubeletCtx, logger)
+			d := newDirs(t)
+			start(t, ctx, d, tc.driver)
+			k, err := fakekubelet.Register(kubeletCtx, d.registrationSocket("cpu.example.com"))
+			if err != nil {
+				t.Fatalf("Register: %v", err)
+			}
+			defer func() { _ = k.Close() }()
+			if err := tc.call(kubeletCtx, k); err != nil {
+				t.Fatal(err)
+			}
+
+			logs := logger.GetSink().(ktesting.Underlier).GetBuffer().String()
+			if strings.Contains(logs, secret) {
+				t.Errorf("logs contain the annotation value %q:\n%s", secret, logs)
+			}
+			for _, want := range tc.wantLogs {
+				if !strings.Contains(logs, want) {
+					t.Errorf("logs do not contain %q:\n%s", want, logs)
+				}
+			}
+		})
 	}
 }

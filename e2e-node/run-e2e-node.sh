@@ -16,7 +16,7 @@
 # file, not on its command line, so that a spec can turn one off by rewriting the configuration,
 # as upstream's specs do); KEEP_DIR, where the report and logs are kept
 # (default $E2E_OUT/e2e-node/<time>). Without a booted systemd the tree needs
-# patch 0012 of the series (e2e_node: run and restart the kubelet without a booted systemd): else
+# patch 0014 of the series (e2e_node: run and restart the kubelet without a booted systemd): else
 # the suite starts the kubelet with systemd-run when it is on PATH, and
 # every spec that reconfigures the kubelet fails in `sudo systemctl`.
 #
@@ -61,7 +61,7 @@ need_root
 [ ! -e "$WORK" ] || die "$WORK exists (an earlier run?): remove it first"
 if [ ! -d /run/systemd/system ] && command -v systemd-run >/dev/null &&
   ! grep -q 'e2e_node/services.SystemdBooted' "$E2E_NODE_TEST"; then
-  warn "systemd is not booted but systemd-run is on PATH, and $E2E_NODE_TEST lacks patch 0012 (run and restart the kubelet without a booted systemd): the kubelet will not start"
+  warn "systemd is not booted but systemd-run is on PATH, and $E2E_NODE_TEST lacks patch 0014 (run and restart the kubelet without a booted systemd): the kubelet will not start"
 fi
 for p in /var/lib/kubelet/pods /sys/fs/cgroup/cpu/kubepods; do
   [ ! -e "$p" ] || die "$p exists: another kubelet runs on this host, or an earlier run left it"

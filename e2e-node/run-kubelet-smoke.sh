@@ -177,11 +177,12 @@ create_cgroup_root
 
 # write_case CASE DIR: the kubelet config and the static pod of one case.
 write_case() {
-  local name=$1 dir=$2 policy options="" driver_line=""
+  local name=$1 dir=$2 policy options="" driver_line="" alpha_options=false
   case $name in
     static) policy=static ;;
     rm-shared) policy=resource-management ;;
-    rm-fallback) policy=resource-management; options='cpuManagerPolicyOptions: {fallback-policy: static}' ;;
+    rm-fallback) policy=resource-management alpha_options=true
+      options='cpuManagerPolicyOptions: {fallback-policy: static}' ;;
     rm-driver) policy=resource-management; driver_line="  resourceDriver: $DRIVER_NAME" ;;
   esac
   mkdir -p "$dir/manifests" "$dir/logs" "$dir/root" "$dir/pki" "$dir/volume-plugins"
@@ -190,6 +191,7 @@ apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 featureGates:
   PluggableResourceManagement: true
+  CPUManagerPolicyAlphaOptions: $alpha_options
 failCgroupV1: false
 cgroupDriver: cgroupfs
 cgroupRoot: $CGROUP_ROOT

@@ -225,3 +225,26 @@ export_series() {
     git -C "$dir" "${GIT_NEUTRAL[@]}" format-patch --quiet "${FORMAT_PATCH_OPTS[@]}" -o "$out" upstream..HEAD
   fi
 }
+
+# upstream_script_env: the environment to run one of upstream's hack/ scripts in the tree with (the
+# checks of hack/verify.d). kube::golang::setup_env would put Go's caches, and go install's binaries,
+# under $TREE/_output/local/go: keep Go's caches where they are (so GOPROXY=off finds the modules),
+# and the binaries in _output/tools/kube-gopath, so nothing is written into the tree.
+upstream_script_env() {
+  command -v go >/dev/null || die "go is not on PATH"
+  GOCACHE=$(go env GOCACHE) GOMODCACHE=$(go env GOMODCACHE)
+  export GOCACHE GOMODCACHE KUBE_GOPATH=$ROOT/_output/tools/kube-gopath GOTOOLCHAIN=local
+  mkdir -p "$KUBE_GOPATH"
+  unset GOWORK GOBIN
+}
+
+# run_upstream_check SCRIPT [ARG...]: runs the tree's hack/SCRIPT in the tree (with
+# upstream_script_env) and fails naming it.
+run_upstream_check() {
+  local script=$1 rc=0
+  shift
+  [ -f "$TREE/hack/$script" ] || die "the tree has no hack/$script"
+  upstream_script_env
+  (cd "$TREE" && nice -n 19 bash "hack/$script" "$@") || rc=$?
+  [ $rc -eq 0 ] || die "upstream's hack/$script fails (exit $rc; findings above)"
+}

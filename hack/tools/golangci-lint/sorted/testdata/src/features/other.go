@@ -1,0 +1,7 @@
+package features
+
+// Not in the configured files: never checked.
+const (
+	Zulu   = "z"
+	Alpha2 = "a"
+)

@@ -248,3 +248,9 @@ run_upstream_check() {
   (cd "$TREE" && nice -n 19 bash "hack/$script" "$@") || rc=$?
   [ $rc -eq 0 ] || die "upstream's hack/$script fails (exit $rc; findings above)"
 }
+
+# series_package_dirs: ./dir of every Go package the series adds or changes in $TREE, sorted.
+series_package_dirs() {
+  git -C "$TREE" diff --name-only --diff-filter=d upstream..HEAD -- '*.go' |
+    while read -r f; do echo "./$(dirname "$f")"; done | LC_ALL=C sort -u
+}

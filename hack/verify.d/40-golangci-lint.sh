@@ -60,10 +60,7 @@ else
   if [ $# -gt 0 ]; then
     targets=("$@")
   else
-    mapfile -t targets < <(
-      git -C "$TREE" diff --name-only --diff-filter=d upstream..HEAD -- '*.go' |
-        while read -r f; do echo "./$(dirname "$f")"; done | LC_ALL=C sort -u
-    )
+    mapfile -t targets < <(series_package_dirs)
   fi
   [ ${#targets[@]} -gt 0 ] || { info "the series changes no Go package"; exit 0; }
   info "${#targets[@]} packages"

@@ -6,8 +6,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 upstream_script_env
 pkgs=("$@")
-[ $# -gt 0 ] || mapfile -t pkgs < <(git -C "$TREE" diff --name-only --diff-filter=d upstream..HEAD -- '*.go' |
-  while read -r f; do echo "./$(dirname "$f")"; done | LC_ALL=C sort -u)
+[ $# -gt 0 ] || mapfile -t pkgs < <(series_package_dirs)
 [ ${#pkgs[@]} -gt 0 ] || exit 0
 info "import-boss on ${#pkgs[@]} packages"
 tool=$KUBE_GOPATH/bin/import-boss

@@ -6,8 +6,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 apt_install jq jq
 pkgs=("$@")
-[ $# -gt 0 ] || mapfile -t pkgs < <(git -C "$TREE" diff --name-only --diff-filter=d upstream..HEAD -- '*.go' |
-  while read -r f; do echo "./$(dirname "$f")"; done | LC_ALL=C sort -u)
+[ $# -gt 0 ] || mapfile -t pkgs < <(series_package_dirs)
 [ ${#pkgs[@]} -gt 0 ] || exit 0
 info "typecheck of ${#pkgs[@]} packages"
 run_upstream_check verify-typecheck.sh "${pkgs[@]}"

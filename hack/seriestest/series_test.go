@@ -21,6 +21,7 @@ type env struct {
 	tree     string
 	patches  string
 	staging  string
+	verifyD  string // the checks verify.sh runs; empty: none
 }
 
 func newEnv(t *testing.T) *env {
@@ -86,11 +87,19 @@ func (e *env) run(script string, args ...string) (string, bool) {
 		"UPSTREAM_SRC="+e.upstream, "PIN_FILE="+e.pin, "TREE="+e.tree,
 		"PATCHES="+e.patches, "STAGING_OUT="+e.staging, "TMPDIR="+e.t.TempDir(),
 		// The real checks and staging modules need a real Kubernetes tree.
-		"VERIFY_D="+e.t.TempDir(), "STAGING_LIST="+filepath.Join(e.t.TempDir(), "none"))
+		"VERIFY_D="+e.verifyDir(), "STAGING_LIST="+filepath.Join(e.t.TempDir(), "none"))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	return out.String(), err == nil
+}
+
+// verifyDir is the directory of checks verify.sh runs: the real ones need a real Kubernetes tree.
+func (e *env) verifyDir() string {
+	if e.verifyD == "" {
+		return e.t.TempDir()
+	}
+	return e.verifyD
 }
 
 func (e *env) mustRun(script string, args ...string) string {
@@ -243,12 +252,20 @@ func TestVerify(t *testing.T) {
 		t.Errorf("verify with a whitespace error: ok=%v\n%s", ok, out)
 	}
 
-	// Go code that is not gofmt-clean is refused.
+	// A check of verify.d that fails fails verify, which names it; the checks run on the patched tree.
 	writeFile(t, patch, good)
+	e.verifyD = t.TempDir()
+	writeFile(t, filepath.Join(e.verifyD, "50-gofmt.sh"), []byte("#!/bin/sh\nout=$(gofmt -l \"$TREE/pkg\") && test -z \"$out\" || { echo \"not gofmt-clean: $out\"; exit 1; }\n"))
+	if err := os.Chmod(filepath.Join(e.verifyD, "50-gofmt.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, ok := e.run("verify.sh"); !ok {
+		t.Errorf("verify with a passing check failed:\n%s", out)
+	}
 	e.mustRun("tree.sh")
 	e.commit("pkg/features/g.go", "package features\nconst   D = \"D\"\n", "features: add D")
 	e.mustRun("export.sh")
-	if out, ok := e.run("verify.sh"); ok || !strings.Contains(out, "not gofmt-clean: pkg/features/g.go") {
+	if out, ok := e.run("verify.sh"); ok || !strings.Contains(out, "FAIL: 50-gofmt.sh") || !strings.Contains(out, "pkg/features/g.go") {
 		t.Errorf("verify with unformatted Go: ok=%v\n%s", ok, out)
 	}
 }

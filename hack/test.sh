@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # The project's test suite (make test):
 #   1. assemble the tree and apply the series (reused when unchanged);
-#   2. build the patched kubelet (not rebuilt when unchanged);
-#   3. upstream's tests of every package the series adds or changes (unit tests, and integration
-#      tests with etcd built by hack/install-etcd.sh), plus the packages listed in
-#      hack/test-packages.txt (packages the series affects without editing them);
-#   4. the series' Go fuzz targets, FUZZTIME each (default 100000x; their seed corpora in testdata/fuzz
-#      already ran as unit tests in step 3), and the project's own Go tests (go test ./...);
-#   5. the node e2e suite on this machine (scripts/e2e-node.sh: a real kubelet, containerd, runc
-#      and cgroups; needs root). test/e2e_node runs there, not under go test: it is a suite that
-#      starts services. SKIP_E2E_NODE=1 leaves step 5 out (said at the end);
+#   2. build the patched kubelet and e2e_node.test (not rebuilt when unchanged);
+#   3. start the node e2e suite (scripts/e2e-node.sh: a real kubelet, containerd, runc and cgroups;
+#      needs root) in the background. It spends most of its time waiting for pods and kubelet
+#      restarts, so the CPU-bound steps 4 and 5 run beside it at nice 19 (the kubelet, the suite and
+#      its pods keep the CPU they ask for); its output is printed when it ends. test/e2e_node runs
+#      there, not under go test: it is a suite that starts services. SKIP_E2E_NODE=1 leaves it out
+#      (said at the end); E2E_NODE_ALONE=1 runs it alone after step 5;
+#   4. upstream's tests of every package the series adds or changes, plus the packages listed in
+#      hack/test-packages.txt (packages the series affects without editing them): unit tests built
+#      with -trimpath, like make verify's golangci-lint, so they reuse its compiled packages from
+#      Go's build cache; integration tests (test/integration/..., etcd from hack/install-etcd.sh)
+#      without it, since upstream's test API server finds its certificates by source path;
+#   5. the series' Go fuzz targets, FUZZTIME each (default 100000x; their seed corpora in
+#      testdata/fuzz already ran as unit tests in step 4), and the project's own Go tests;
 #   6. with a Docker engine, the kind smoke test (scripts/kind-smoke.sh: a patched kind cluster
 #      built offline, the example driver, a pod pinned as the driver said); SKIP_KIND=1 leaves it out.
 # make verify (hack/verify.sh) checks the series itself: clean application, exact export, generated code.
@@ -17,6 +22,7 @@
 # Usage: hack/test.sh
 #
 # Environment: SKIP_E2E_NODE=1 / SKIP_KIND=1 (leave out the node e2e suite / the kind smoke test),
+# E2E_NODE_ALONE=1 (the node e2e suite after the Go tests, not beside them),
 # FUZZTIME (per fuzz target, a go test -fuzztime value: 100000x, 30s; 0 leaves them out),
 # FOCUS / SKIP (for the node e2e suite)
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -24,7 +30,38 @@
 case ${1:-} in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
 
 "$ROOT/hack/tree.sh"
-"$ROOT/hack/build.sh" kubelet
+if [ "${SKIP_E2E_NODE:-}" = 1 ]; then
+  "$ROOT/hack/build.sh" kubelet
+else
+  "$ROOT/hack/build.sh" kubelet e2e_node.test
+fi
+
+# The node e2e suite, in the background while the Go tests run (see the top of this file).
+e2e_pid="" e2e_log=$ROOT/_output/e2e/e2e-node.log
+run_e2e_node() {
+  log "the node e2e suite (scripts/e2e-node.sh)"
+  "$ROOT/scripts/e2e-node.sh"
+}
+wait_e2e_node() { # prints the background suite's output; fails as it failed
+  [ -n "$e2e_pid" ] || return 0
+  local rc=0
+  wait "$e2e_pid" || rc=$?
+  e2e_pid=""
+  log "the node e2e suite, run beside the Go tests, ended (exit $rc); its output:"
+  cat "$e2e_log" >&2
+  return $rc
+}
+if [ "${SKIP_E2E_NODE:-}" != 1 ] && [ "${E2E_NODE_ALONE:-}" != 1 ]; then
+  mkdir -p "$(dirname "$e2e_log")"
+  log "the node e2e suite starts in the background (output: $e2e_log, printed when it ends)"
+  run_e2e_node >"$e2e_log" 2>&1 </dev/null &
+  e2e_pid=$!
+  # Whatever fails below, the suite is waited for (it tears its containerd down) and shown.
+  trap 'wait_e2e_node || true' EXIT
+  nice_go=(nice -n 19)
+else
+  nice_go=()
+fi
 
 # Packages with Go files the series adds or changes, as directories of the tree.
 mapfile -t pkgs < <(
@@ -39,9 +76,18 @@ mapfile -t pkgs < <(
 )
 # Upstream's integration tests (test/integration/...) start etcd from PATH.
 etcd_dir=$("$ROOT/hack/install-etcd.sh")
-log "upstream tests of ${#pkgs[@]} packages the series touches"
-printf '    %s\n' "${pkgs[@]}" >&2
-(cd "$TREE" && PATH="$etcd_dir:$PATH" go test "${pkgs[@]}")
+unit=() integration=()
+for p in "${pkgs[@]}"; do
+  case $p in ./test/integration/*) integration+=("$p") ;; *) unit+=("$p") ;; esac
+done
+log "upstream unit tests of ${#unit[@]} packages the series touches"
+printf '    %s\n' "${unit[@]}" >&2
+(cd "$TREE" && GOFLAGS="${GOFLAGS:-} -trimpath" "${nice_go[@]}" go test "${unit[@]}")
+if [ ${#integration[@]} -gt 0 ]; then
+  log "upstream integration tests of ${#integration[@]} packages the series touches"
+  printf '    %s\n' "${integration[@]}" >&2
+  (cd "$TREE" && PATH="$etcd_dir:$PATH" "${nice_go[@]}" go test "${integration[@]}")
+fi
 
 # The fuzz targets the series adds: "dir FuzzName" lines, from the Go test files it adds or changes.
 # A count, not a duration: with a duration, Go 1.26's fuzz coordinator can fail a target with a bare
@@ -58,25 +104,37 @@ else
     read -r dir name <<<"$target"
     info "$name ($dir)"
     # A failing input is written to the package's testdata/fuzz: it stays in the tree for a look.
-    (cd "$TREE" && go test -run '^$' -fuzz "^$name\$" -fuzztime "$FUZZTIME" "$dir")
+    (cd "$TREE" && "${nice_go[@]}" go test -run '^$' -fuzz "^$name\$" -fuzztime "$FUZZTIME" "$dir")
   done
 fi
 
 log "the project's own tests"
-(cd "$ROOT" && go test ./...)
+(cd "$ROOT" && "${nice_go[@]}" go test ./...)
 # The golangci-lint build (its own module): the project's sorted plugin.
-(cd "$ROOT/hack/tools/golangci-lint" && GOWORK=off go test ./sorted/...)
+(cd "$ROOT/hack/tools/golangci-lint" && GOWORK=off "${nice_go[@]}" go test ./sorted/...)
+
+kind_wanted=false
+if [ "${SKIP_KIND:-}" != 1 ] && (. "$ROOT/hack/kind/lib.sh" && docker_available); then
+  kind_wanted=true
+  # The kind node image is CPU work too: built while the node e2e suite still runs.
+  if [ -n "$e2e_pid" ] && kill -0 "$e2e_pid" 2>/dev/null; then
+    log "the kind node image (scripts/kind-image.sh), beside the node e2e suite"
+    nice -n 19 "$ROOT/scripts/kind-image.sh" >/dev/null
+  fi
+fi
 
 if [ "${SKIP_E2E_NODE:-}" = 1 ]; then
   log "the node e2e suite is left out (SKIP_E2E_NODE=1): run make e2e-node"
+elif [ -n "$e2e_pid" ]; then
+  trap - EXIT
+  wait_e2e_node
 else
-  log "the node e2e suite (scripts/e2e-node.sh)"
-  "$ROOT/scripts/e2e-node.sh"
+  run_e2e_node
 fi
 
 if [ "${SKIP_KIND:-}" = 1 ]; then
   log "the kind smoke test is left out (SKIP_KIND=1): run scripts/kind-smoke.sh"
-elif ! (. "$ROOT/hack/kind/lib.sh" && docker_available); then
+elif ! $kind_wanted; then
   log "the kind smoke test is skipped: no Docker engine answers here (docker info)"
 else
   log "the kind smoke test (scripts/kind-smoke.sh)"

@@ -4,8 +4,8 @@
 #   2. build the patched kubelet and e2e_node.test (not rebuilt when unchanged);
 #   3. start the node e2e suite (scripts/e2e-node.sh: a real kubelet, containerd, runc and cgroups;
 #      needs root) in the background. It spends most of its time waiting for pods and kubelet
-#      restarts, so the CPU-bound steps 4 and 5 run beside it at nice 19 (the kubelet, the suite and
-#      its pods keep the CPU they ask for); its output is printed when it ends. test/e2e_node runs
+#      restarts, so the CPU-bound steps 4 and 5 run beside it at nice 19 (it still ran about 1.4
+#      times slower beside them here); its output is printed when it ends. test/e2e_node runs
 #      there, not under go test: it is a suite that starts services. SKIP_E2E_NODE=1 leaves it out
 #      (said at the end); E2E_NODE_ALONE=1 runs it alone after step 5;
 #   4. upstream's tests of every package the series adds or changes, plus the packages listed in

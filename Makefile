@@ -7,6 +7,8 @@ FORCE ?=
 VERSION ?=
 FOCUS ?=
 SKIP ?=
+HOSTS ?=
+TOPOLOGY ?=
 WHAT ?= kubelet kube-apiserver
 
 .PHONY: help
@@ -16,7 +18,8 @@ help: ## Show this help.
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z0-9-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 	@echo
 	@echo "Variables: FORCE=1 (make tree: discard unexported work), VERSION=vX.Y.Z (make rebase),"
-	@echo "           WHAT='kubelet kube-apiserver ...' (make build), FOCUS= / SKIP= (make e2e-node)"
+	@echo "           WHAT='kubelet kube-apiserver ...' (make build), FOCUS= / SKIP= (make e2e-node*),"
+	@echo "           HOSTS=root@host1,... (make e2e-node-remote), TOPOLOGY=numa2-smt|numa2 (make e2e-node-vm)"
 
 .PHONY: tree
 tree: ## Assemble upstream into _output/kubernetes and apply patches/ (reused when unchanged).
@@ -58,6 +61,15 @@ test: ## Run the tests: assemble, build, upstream unit tests of touched packages
 .PHONY: e2e-node
 e2e-node: ## Run the node e2e suite on this machine (root; FOCUS=, SKIP= Ginkgo regexps).
 	@FOCUS='$(FOCUS)' SKIP='$(SKIP)' scripts/e2e-node.sh
+
+.PHONY: e2e-node-vm
+e2e-node-vm: ## Run the node e2e suite in a multi-NUMA qemu guest (TOPOLOGY=numa2-smt|numa2; FOCUS=, SKIP=).
+	@TOPOLOGY='$(TOPOLOGY)' FOCUS='$(FOCUS)' SKIP='$(SKIP)' scripts/e2e-node-vm.sh
+
+.PHONY: e2e-node-remote
+e2e-node-remote: ## Run the node e2e suite on hosts over ssh: HOSTS=root@host1,root@host2 (binaries are sent).
+	@test -n "$(HOSTS)" || { echo "usage: make e2e-node-remote HOSTS=root@host1[,root@host2...] [SSH_OPTS=...]" >&2; exit 2; }
+	@FOCUS='$(FOCUS)' SKIP='$(SKIP)' scripts/e2e-node-remote.sh '$(HOSTS)'
 
 .PHONY: kind-image
 kind-image: ## Build the kind node image of the patched build, offline.

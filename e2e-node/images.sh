@@ -6,9 +6,11 @@
 #   busybox  registry.k8s.io/e2e-test-images/busybox:1.37.0-2 (the manifest's BusyBox): Debian's
 #            busybox-static binary with a symlink in /bin for each applet
 #
-# Usage: images.sh [--build-only] [--verify] DIR|unix:///path/to/containerd.sock
+# Usage: images.sh [--build-only | --prebuilt] [--verify] DIR|unix:///path/to/containerd.sock
 #   DIR            a containerd started by containerd.sh (socket DIR/containerd.sock)
 #   --build-only   only write the tarballs ($E2E_OUT/images/*.tar), import nothing
+#   --prebuilt     build nothing: import every tarball in $E2E_OUT/images (a host the remote
+#                  runner sent them to, which needs neither the tree nor gcc nor Go)
 #   --verify       after the import, run each image once with `ctr run` and show its output
 #
 # Images go into containerd namespace k8s.io, where the CRI (and so the kubelet) sees them.
@@ -20,12 +22,14 @@ set -o errexit -o nounset -o pipefail
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 
 build_only=false
+prebuilt=false
 verify=false
 target=
 while [ $# -gt 0 ]; do
   case $1 in
     -h | --help) usage; exit 0 ;;
     --build-only) build_only=true ;;
+    --prebuilt) prebuilt=true ;;
     --verify) verify=true ;;
     -*) usage >&2; exit 2 ;;
     *) [ -z "$target" ] || { usage >&2; exit 2; }; target=$1 ;;
@@ -33,6 +37,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 $build_only || [ -n "$target" ] || { usage >&2; exit 2; }
+! { $build_only && $prebuilt; } || die "--build-only and --prebuilt exclude each other"
 RUN_OPTS=()
 case $target in
   unix://*) SOCK=${target#unix://} ;;
@@ -46,6 +51,21 @@ case $target in
 esac
 
 IMAGES=$E2E_OUT/images
+
+if $prebuilt; then
+  need_root
+  [ -S "$SOCK" ] || die "no containerd socket at $SOCK (start one with containerd.sh start DIR)"
+  shopt -s nullglob
+  tars=("$IMAGES"/*.tar)
+  [ ${#tars[@]} -gt 0 ] || die "no image tarballs in $IMAGES (--prebuilt imports what images.sh --build-only wrote there)"
+  log "importing ${#tars[@]} prebuilt image(s) into containerd at $SOCK (namespace k8s.io)"
+  for tar in "${tars[@]}"; do
+    ctr --address "$SOCK" -n k8s.io images import "$tar" >/dev/null || die "ctr cannot import $tar"
+    info "imported ${tar##*/}"
+  done
+  exit 0
+fi
+
 WORK=$IMAGES/build
 mkdir -p "$IMAGES" "$WORK"
 MKIMAGE=$(project_tool ociimage)

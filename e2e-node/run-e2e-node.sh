@@ -4,9 +4,11 @@
 # containerd (containerd.sh) with locally built images (images.sh), offline, then cleans up:
 # kubelet, pods, containerd, the kubelet's cgroups and directories, the host sysctls it changes.
 #
-# Usage: run-e2e-node.sh [--dir DIR] [--skip REGEXP] FOCUS
+# Usage: run-e2e-node.sh [--dir DIR] [--skip REGEXP] [--prebuilt-images] FOCUS
 #   FOCUS          Ginkgo focus regexp, e.g. 'CPU Manager.*when running guaranteed pod tests'
 #   --skip REGEXP  Ginkgo skip regexp
+#   --prebuilt-images  import the image tarballs in $E2E_OUT/images instead of building them
+#                  (`images.sh --prebuilt`: what a host of the remote runner does)
 #   --dir DIR      work directory (default /tmp/e2e-node; must not exist); the report, logs and
 #                  the kubelet configs are copied to $E2E_OUT/e2e-node/<time> afterwards
 #
@@ -32,11 +34,13 @@ usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' 
 WORK=/tmp/e2e-node
 focus=
 skip=
+images_mode=
 while [ $# -gt 0 ]; do
   case $1 in
     -h | --help) usage; exit 0 ;;
     --dir) WORK=$(abs_dir "${2:?--dir needs a directory}"); shift ;;
     --skip) skip=${2:?--skip needs a regexp}; shift ;;
+    --prebuilt-images) images_mode=--prebuilt ;;
     -*) usage >&2; exit 2 ;;
     *) [ -z "$focus" ] || { usage >&2; exit 2; }; focus=$1 ;;
   esac
@@ -125,7 +129,7 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 "$E2E_DIR/containerd.sh" start "$CTRD" >/dev/null
-"$E2E_DIR/images.sh" "$CTRD"
+"$E2E_DIR/images.sh" ${images_mode:+"$images_mode"} "$CTRD"
 
 # The suite's base kubelet configuration (--kubelet-config-file). It overrides authentication,
 # authorization, readOnlyPort and staticPodPath, and adds --config-dir for the specs' drop-ins.

@@ -1,26 +1,32 @@
 #!/usr/bin/env bash
-# Runs the node e2e suite (make e2e-node) on another host over ssh, for example one with several
-# NUMA nodes, where the suite's NUMA spec runs instead of skipping. Sends this checkout's HEAD as a
-# git bundle (commit first: uncommitted changes are not sent), runs `make e2e-node` there in
-# REMOTE_DIR, and copies the report (JUnit XML, test and kubelet logs) back to
-# _output/e2e/remote/<host>/<time>/. The exit status is the remote run's.
+# Runs the node e2e suite on other hosts over ssh, several in parallel: for example real
+# multi-NUMA machines, or the multi-NUMA guest of `make e2e-node-vm`. Like upstream's remote
+# runner (test/e2e_node/runner/remote --mode=ssh), it builds here and ships binaries: the patched
+# kubelet, e2e_node.test, the offline test images and the harness's node scripts, in one archive.
+# Nothing is built on a host, which needs no Go, no tree and no registry. Each host runs
+# e2e-node/run-e2e-node.sh (a private containerd, the suite, the clean-up) in REMOTE_DIR, and its
+# report (JUnit XML, test, kubelet and containerd logs) comes back to
+# _output/e2e/remote/<host>/<time>/. Prints `N passed, N failed, N skipped` per host; the exit
+# status is 0 only when every host passed.
 #
-# Usage: scripts/e2e-node-remote.sh [-h|--help] [USER@]HOST
+# Usage: scripts/e2e-node-remote.sh [-h|--help] HOST[,HOST...]
+#   HOST   [USER@]HOST, or ssh://[USER@]HOST:PORT; the user must be root (the suite runs a kubelet)
 #
-# The remote user must be root (the suite runs a kubelet). The host needs what `make e2e-node`
-# needs here: Debian or Ubuntu with git, make and Go 1.26 (on PATH or in /usr/local/go/bin), the
-# Go module proxy and the distribution's packages reachable, cgroups and a kernel that runs
-# containers. The first run there assembles the tree and builds the kubelet (15-20 minutes on 2
-# cores); later runs reuse REMOTE_DIR.
+# A host needs: Linux with cgroups (v1 or v2), root over ssh with a key (BatchMode), tar, and
+# containerd, runc and the CNI plugins (Debian's containerd, runc and containernetworking-plugins;
+# installed with apt-get when missing). The suite starts its own containerd on its own socket.
 #
 # Environment:
-#   FOCUS, SKIP   Ginkgo regexps, passed on to make e2e-node (default: its default focus)
-#   REMOTE_DIR    the checkout on the host (default /var/tmp/pluggable-rm)
-#   SSH           the ssh command (default ssh); SSH_OPTS extra options, e.g. "-p 2222 -i key"
+#   FOCUS, SKIP    Ginkgo regexps (default: the focus of make e2e-node)
+#   MUST_RUN       regexp of specs that must run, not skip, on every host (junitsummary -must-run)
+#   FEATURE_GATES  the kubelet's and the API server's gates (default PluggableResourceManagement=true)
+#   REMOTE_DIR     the directory on the hosts (default /var/tmp/e2e-node-remote; replaced each run)
+#   SSH_OPTS       extra ssh options, e.g. "-i key -o StrictHostKeyChecking=no"
+#   SSH_TIMEOUT    seconds to wait for a host to answer (default 10)
 set -o errexit -o nounset -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# shellcheck source=../hack/lib.sh
-. "$ROOT/hack/lib.sh"
+# shellcheck source=../e2e-node/lib.sh
+. "$ROOT/e2e-node/lib.sh"
 
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 case ${1:-} in
@@ -28,47 +34,94 @@ case ${1:-} in
   "" | -*) usage >&2; exit 2 ;;
 esac
 [ $# -eq 1 ] || { usage >&2; exit 2; }
-host=$1
-REMOTE_DIR=${REMOTE_DIR:-/var/tmp/pluggable-rm}
-SSH=${SSH:-ssh}
+IFS=, read -r -a hosts <<<"$1"
+[ ${#hosts[@]} -gt 0 ] || die "no host given"
+FOCUS=${FOCUS:-'\[Feature:PluggableResourceManagement\]|\[Feature:CPUManager\]'}
+SKIP=${SKIP:-}
+MUST_RUN=${MUST_RUN:-}
+FEATURE_GATES=${FEATURE_GATES-PluggableResourceManagement=true}
+REMOTE_DIR=${REMOTE_DIR:-/var/tmp/e2e-node-remote}
 read -r -a ssh_opts <<<"${SSH_OPTS:-}"
-remote() { "$SSH" "${ssh_opts[@]}" -o BatchMode=yes "$host" "$@"; }
+ssh_cmd=(ssh "${ssh_opts[@]}" -o BatchMode=yes -o ConnectTimeout="${SSH_TIMEOUT:-10}" -o ServerAliveInterval=30)
 # q WORD: WORD quoted for the remote shell.
 q() { printf '%q' "$1"; }
 
-[ -z "$(git -C "$ROOT" status --porcelain --untracked-files=no)" ] ||
-  warn "uncommitted changes are not sent: the host runs commit $(git -C "$ROOT" rev-parse --short HEAD)"
+# Fail fast on hosts that do not answer, before building anything.
+for host in "${hosts[@]}"; do
+  out=$("${ssh_cmd[@]}" "$host" 'id -u' 2>&1) ||
+    die "cannot reach $host over ssh ($(tail -n 1 <<<"$out")): check the host, its key and SSH_OPTS (tried: ${ssh_cmd[*]} $host)"
+  [ "$(tail -n 1 <<<"$out")" = 0 ] || die "$host: the ssh user is not root; the suite runs a kubelet there (use root@$host)"
+done
 
-log "checking $host"
-remote true || die "cannot reach $host over ssh (${SSH} ${SSH_OPTS:-} -o BatchMode=yes $host): check the host, its ssh key and SSH_OPTS"
-remote 'test "$(id -u)" = 0' ||
-  die "cannot run as root on $host over ssh (${SSH} ${SSH_OPTS:-}): make e2e-node needs root there"
-remote 'PATH=$PATH:/usr/local/go/bin; for c in git make go; do command -v $c >/dev/null || { echo "missing: $c"; exit 1; }; done' ||
-  die "$host lacks a tool above: install git, make and Go 1.26 there"
+log "building what the hosts run (tree, kubelet, e2e_node.test, images, tools)"
+"$ROOT/hack/tree.sh"
+"$ROOT/hack/build.sh" kubelet e2e_node.test
+"$E2E_DIR/images.sh" --build-only
+cri=$(project_tool cri)
+summary=$(project_tool junitsummary)
 
-log "sending commit $(git -C "$ROOT" rev-parse --short HEAD) to $host:$REMOTE_DIR"
-bundle=$(mktemp)
-trap 'rm -f "$bundle"' EXIT
-git -C "$ROOT" bundle create "$bundle" HEAD 2>/dev/null
-remote "mkdir -p $(q "$REMOTE_DIR") && cat >$(q "$REMOTE_DIR/head.bundle")" <"$bundle"
-# A clone on the first run; afterwards a checkout of the new commit, keeping _output/ (the
-# assembled tree, binaries and images are reused when they are up to date).
-remote "set -e; cd $(q "$REMOTE_DIR")
-  if [ ! -d repo/.git ]; then git clone -q head.bundle repo; fi
-  cd repo && git fetch -q ../head.bundle HEAD && git checkout -q --detach FETCH_HEAD && git clean -qfdx -e _output"
+# The archive: the repository's layout, so that the node scripts find their libraries, binaries
+# and images where they look for them.
+stage=$E2E_OUT/remote/stage
+rm -rf "$stage"
+mkdir -p "$stage/hack" "$stage/e2e-node" "$stage/_output/bin" "$stage/_output/e2e/images" "$stage/_output/tools/bin"
+cp "$ROOT/hack/lib.sh" "$ROOT/hack/upstream.env" "$stage/hack/"
+cp "$E2E_DIR"/{lib.sh,containerd.sh,images.sh,run-e2e-node.sh} "$stage/e2e-node/"
+ln "$BIN/kubelet" "$BIN/e2e_node.test" "$stage/_output/bin/" 2>/dev/null || cp "$BIN/kubelet" "$BIN/e2e_node.test" "$stage/_output/bin/"
+cp "$E2E_OUT"/images/*.tar "$stage/_output/e2e/images/"
+cp "$cri" "$stage/_output/tools/bin/"
+info "archive: $(du -shL "$stage" | cut -f1) (sent compressed)"
 
-log "running make e2e-node on $host (FOCUS=${FOCUS:-<default>} SKIP=${SKIP:-<none>})"
-rc=0
-remote "cd $(q "$REMOTE_DIR/repo") && PATH=\$PATH:/usr/local/go/bin FOCUS=$(q "${FOCUS:-}") SKIP=$(q "${SKIP:-}") make e2e-node" || rc=$?
+run_args=(--prebuilt-images --dir /tmp/e2e-node)
+[ -z "$SKIP" ] || run_args+=(--skip "$SKIP")
+run_args+=("$FOCUS")
+remote_run="cd $(q "$REMOTE_DIR") && FEATURE_GATES=$(q "$FEATURE_GATES") KEEP_DIR=$(q "$REMOTE_DIR/_output/e2e/report") e2e-node/run-e2e-node.sh"
+for a in "${run_args[@]}"; do remote_run+=" $(q "$a")"; done
+stamp=$(date +%Y%m%d-%H%M%S)
 
-keep=$ROOT/_output/e2e/remote/${host#*@}/$(date +%Y%m%d-%H%M%S)
-mkdir -p "$keep"
-# The newest report directory of the remote run.
-if remote "cd $(q "$REMOTE_DIR/repo/_output/e2e/e2e-node") && d=\$(ls -1 | tail -n 1) && [ -n \"\$d\" ] && tar -C \"\$d\" -cf - ." |
-  tar -C "$keep" -xf -; then
-  info "report and logs of $host kept in $keep"
-else
-  warn "no report came back from $host"
-fi
-[ "$rc" = 0 ] && log "make e2e-node passed on $host" || warn "make e2e-node failed on $host (exit $rc)"
-exit "$rc"
+# run_host HOST KEEP: ships the archive, runs the suite, fetches the report; the exit status is
+# junitsummary's (or the failing step's).
+run_host() {
+  local host=$1 keep=$2 start=$SECONDS rc=0
+  remote() { "${ssh_cmd[@]}" "$host" "$@"; }
+  log "$host: sending the archive to $REMOTE_DIR"
+  tar -C "$stage" -chf - . | gzip -1 |
+    remote "set -e; mkdir -p $(q "$REMOTE_DIR"); cd $(q "$REMOTE_DIR"); rm -rf hack e2e-node _output; gzip -dc | tar -xf -" ||
+    { warn "$host: cannot send the archive"; return 1; }
+  info "$host: sent in $((SECONDS - start))s"
+  log "$host: running the suite (FOCUS=$FOCUS${SKIP:+ SKIP=$SKIP})"
+  # Its progress lines, prefixed with the host; all of it in run.log.
+  remote "$remote_run" 2>&1 | tee "$keep/run.log" | sed -u "s|^|    [${host#ssh://}] |" >&2 || rc=$?
+  log "$host: run-e2e-node.sh exited $rc after $((SECONDS - start))s"
+  remote "cd $(q "$REMOTE_DIR/_output/e2e/report") && tar -cf - ." | tar -C "$keep" -xf - ||
+    warn "$host: no report came back"
+  local reports=()
+  mapfile -t reports < <(find "$keep" -name 'junit*.xml' | sort)
+  if [ ${#reports[@]} = 0 ]; then
+    warn "$host: the suite wrote no JUnit report; last lines of $keep/run.log:"
+    tail -n 20 "$keep/run.log" >&2
+    return 1
+  fi
+  "$summary" ${MUST_RUN:+-must-run "$MUST_RUN"} "${reports[@]}" >"$keep/summary.txt" || rc=1
+  return "$rc"
+}
+
+declare -A pids keeps
+for host in "${hosts[@]}"; do
+  keep=$E2E_OUT/remote/$(tr -c 'A-Za-z0-9.@\n-' '_' <<<"${host#ssh://}")/$stamp
+  mkdir -p "$keep"
+  keeps[$host]=$keep
+  run_host "$host" "$keep" &
+  pids[$host]=$!
+done
+failed=0
+for host in "${hosts[@]}"; do
+  rc=0
+  wait "${pids[$host]}" || rc=$?
+  keep=${keeps[$host]}
+  log "$host: $([ "$rc" = 0 ] && echo passed || echo "FAILED (exit $rc)"); report and logs in $keep"
+  [ ! -s "$keep/summary.txt" ] || sed 's/^/    /' "$keep/summary.txt" >&2
+  [ "$rc" = 0 ] || failed=$((failed + 1))
+done
+[ "$failed" = 0 ] || die "$failed of ${#hosts[@]} host(s) failed"
+log "all ${#hosts[@]} host(s) passed"

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -18,19 +19,51 @@ func TestSummarize(t *testing.T) {
     <testcase name="[It] pending" classname="E2eNode Suite" status="pending" time="0"><skipped message="pending"></skipped></testcase>
   </testsuite>
 </testsuites>`
+	tests := []struct {
+		name      string
+		mustRun   string
+		want      Counts
+		wantLines string
+	}{
+		{
+			name:      "no must-run",
+			want:      Counts{Passed: 1, Failed: 2, Skipped: 1},
+			wantLines: "PASS [It] passes\nFAIL [It] fails\nSKIP [It] needs more CPUs: needs 4 CPUs\nFAIL [SynchronizedAfterSuite]\n",
+		},
+		{
+			name:      "a must-run spec skipped",
+			mustRun:   "CPUs|passes",
+			want:      Counts{Passed: 1, Failed: 3, MustRun: 1},
+			wantLines: "PASS [It] passes\nFAIL [It] fails\nFAIL [It] needs more CPUs: skipped where it must run: needs 4 CPUs\nFAIL [SynchronizedAfterSuite]\n",
+		},
+		{
+			name:      "must-run matches no spec",
+			mustRun:   "NUMA",
+			want:      Counts{Passed: 1, Failed: 2, Skipped: 1},
+			wantLines: "PASS [It] passes\nFAIL [It] fails\nSKIP [It] needs more CPUs: needs 4 CPUs\nFAIL [SynchronizedAfterSuite]\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mustRun *regexp.Regexp
+			if tt.mustRun != "" {
+				mustRun = regexp.MustCompile(tt.mustRun)
+			}
+			var out strings.Builder
+			c, err := summarize([]byte(report), mustRun, &out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c != tt.want {
+				t.Errorf("counts %+v, want %+v", c, tt.want)
+			}
+			if out.String() != tt.wantLines {
+				t.Errorf("output:\n%s\nwant:\n%s", out.String(), tt.wantLines)
+			}
+		})
+	}
 	var out strings.Builder
-	c, err := summarize([]byte(report), &out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := (Counts{Passed: 1, Failed: 2, Skipped: 1}); c != want {
-		t.Errorf("counts %+v, want %+v", c, want)
-	}
-	want := "PASS [It] passes\nFAIL [It] fails\nSKIP [It] needs more CPUs: needs 4 CPUs\nFAIL [SynchronizedAfterSuite]\n"
-	if out.String() != want {
-		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
-	}
-	if _, err := summarize([]byte("not xml"), &out); err == nil {
+	if _, err := summarize([]byte("not xml"), nil, &out); err == nil {
 		t.Error("no error for a report that is not XML")
 	}
 }

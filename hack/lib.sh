@@ -62,6 +62,25 @@ apt_install() {
   fi
 }
 
+# The project's Debian root file systems (the kind base image, the multi-NUMA test guest): mmdebstrap
+# options for a small bookworm without recommends, docs or locales, and the suite with its sources.
+MMDEBSTRAP_OPTS=(--quiet --variant=minbase --mode=root --aptopt='APT::Install-Recommends "false"'
+  --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*'
+  --dpkgopt='path-include=/usr/share/doc/*/copyright' --dpkgopt='path-exclude=/usr/share/locale/*')
+DEBIAN_SOURCES=("deb http://deb.debian.org/debian bookworm main"
+  "deb http://deb.debian.org/debian bookworm-updates main"
+  "deb http://deb.debian.org/debian-security bookworm-security main")
+
+# debian_rootfs TARGET MMDEBSTRAP_OPTION...: a Debian bookworm root file system in TARGET (a
+# directory or a tarball, per --format), at nice 10, from Debian's mirror.
+debian_rootfs() {
+  local target=$1
+  shift
+  apt_install mmdebstrap mmdebstrap
+  nice -n 10 mmdebstrap "${MMDEBSTRAP_OPTS[@]}" "$@" bookworm "$target" "${DEBIAN_SOURCES[@]}" ||
+    die "mmdebstrap failed (it needs Debian's package mirror)"
+}
+
 # go_tool_build PKG_DIR OUT: builds the project's Go command in PKG_DIR (relative to ROOT, e.g.
 # hack/tools/ociimage) into OUT when OUT is missing or older than its sources; prints OUT.
 go_tool_build() {

@@ -46,7 +46,7 @@ export MUST_RUN=${MUST_RUN-$default_must_run}
 name=e2e-node-vm
 
 start=$SECONDS
-"$VM_DIR/image.sh" >/dev/null
+# guest.sh start builds the image when its inputs changed.
 if [ "${KEEP_GUEST:-}" != 1 ]; then
   trap '"$VM_DIR/guest.sh" stop --name "$name"' EXIT
 fi

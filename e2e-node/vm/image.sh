@@ -41,16 +41,12 @@ if ! $force && [ -s "$OUT/disk.raw" ] && [ -s "$OUT/vmlinuz" ] && [ -s "$OUT/ini
   exit 0
 fi
 
-apt_install mmdebstrap mmdebstrap
 apt_install /usr/sbin/mkfs.ext4 e2fsprogs
 work=$(mktemp -d "$VM_OUT/build.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 log "building the guest image $OUT: Debian bookworm with its kernel (mmdebstrap, a few minutes)"
 start=$SECONDS
-nice -n 10 mmdebstrap --quiet --variant=minbase --mode=root --format=directory \
-  --aptopt='APT::Install-Recommends "false"' \
-  --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
-  --dpkgopt='path-include=/usr/share/doc/*/copyright' --dpkgopt='path-exclude=/usr/share/locale/*' \
+debian_rootfs "$work/rootfs" --format=directory \
   --include="$PKGS" \
   --customize-hook='set -e; R="$1"
     cp -a '"$VM_DIR"'/files/. "$R/"
@@ -65,12 +61,7 @@ nice -n 10 mmdebstrap --quiet --variant=minbase --mode=root --format=directory \
     chroot "$R" systemctl disable containerd apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer fstrim.timer 2>/dev/null || true
     chroot "$R" passwd -l root >/dev/null
     rm -rf "$R"/var/lib/apt/lists/* "$R"/var/cache/apt/* "$R"/var/log/*.log "$R"/tmp/* "$R"/var/tmp/*
-    : >"$R/etc/machine-id"' \
-  bookworm "$work/rootfs" \
-  "deb http://deb.debian.org/debian bookworm main" \
-  "deb http://deb.debian.org/debian bookworm-updates main" \
-  "deb http://deb.debian.org/debian-security bookworm-security main" ||
-  die "mmdebstrap failed (it needs Debian's package mirror)"
+    : >"$R/etc/machine-id"'
 info "root file system: $(du -sh "$work/rootfs" | cut -f1) in $((SECONDS - start))s"
 
 mkdir -p "$work/out"

@@ -9,12 +9,12 @@
 VM_DIR=$E2E_DIR/vm
 VM_OUT=${VM_OUT:-$E2E_OUT/vm}
 
-# The guest's topologies, as qemu options: name -> "CPUS SOCKETS CORES THREADS MEM_PER_NODE_MIB".
+# The guest's topologies, as qemu options: name -> "SOCKETS CORES THREADS MEM_PER_NODE_MIB".
 # Each socket is one NUMA node; its CPUs are numbered consecutively (node 0 first), and
 # hyperthreads of one core are adjacent, as qemu numbers them.
 declare -A VM_TOPOLOGIES=(
-  [numa2]="4 2 2 1 2048"
-  [numa2-smt]="8 2 2 2 2048"
+  [numa2]="2 2 1 2048"
+  [numa2-smt]="2 2 2 2048"
 )
 VM_DEFAULT_TOPOLOGY=numa2-smt
 
@@ -25,10 +25,10 @@ topology_names() { printf '%s\n' "${!VM_TOPOLOGIES[@]}" | sort | paste -sd' '; }
 qemu_topology() {
   local spec=${VM_TOPOLOGIES[$1]:-}
   [ -n "$spec" ] || die "unknown topology '$1': choose one of $(topology_names)"
-  local cpus sockets cores threads mem node first per_node
-  read -r cpus sockets cores threads mem <<<"$spec"
-  per_node=$((cpus / sockets))
-  printf '%s\n' -smp "$cpus,sockets=$sockets,cores=$cores,threads=$threads" -m "$((mem * sockets))M"
+  local sockets cores threads mem node first per_node
+  read -r sockets cores threads mem <<<"$spec"
+  per_node=$((cores * threads))
+  printf '%s\n' -smp "$((sockets * per_node)),sockets=$sockets,cores=$cores,threads=$threads" -m "$((mem * sockets))M"
   for ((node = 0; node < sockets; node++)); do
     first=$((node * per_node))
     printf '%s\n' -object "memory-backend-ram,id=mem$node,size=${mem}M" \

@@ -39,7 +39,6 @@ if [ "${1:-}" != --force ] && docker image inspect "$IMAGE" >/dev/null 2>&1; the
   exit 0
 fi
 
-apt_install mmdebstrap mmdebstrap
 CRICTL=$(crictl_cmd)
 
 # kind's package list (images/base/Dockerfile) without nfs-common / open-iscsi, plus Debian's
@@ -50,10 +49,7 @@ trap 'rm -rf "$work"' EXIT
 log "building the kind base image $IMAGE: Debian bookworm root file system (mmdebstrap, about a minute)"
 start=$SECONDS
 # The hook replays the COPY and RUN steps of kind's images/base/Dockerfile on the root file system.
-nice -n 10 mmdebstrap --quiet --variant=minbase --mode=root --format=tar \
-  --aptopt='APT::Install-Recommends "false"' \
-  --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
-  --dpkgopt='path-include=/usr/share/doc/*/copyright' --dpkgopt='path-exclude=/usr/share/locale/*' \
+debian_rootfs "$work/rootfs.tar" --format=tar \
   --include="$PKGS" \
   --customize-hook='set -e; R="$1"; F='"$FILES"'; H='"$HERE"'
     install -m 0755 -D -t "$R/usr/local/bin" "$F"/usr/local/bin/*
@@ -87,12 +83,7 @@ nice -n 10 mmdebstrap --quiet --variant=minbase --mode=root --format=tar \
     sed -i "s|sandbox_image = \"registry.k8s.io/pause:[^\"]*\"|sandbox_image = \"'"$pause"'\"|" "$R/etc/containerd/config.toml"
     chroot "$R" sh -c "ctr oci spec | jq '"'"'.hooks.createContainer[.hooks.createContainer | length] |= . + {\"path\": \"/kind/bin/mount-product-files.sh\"}'"'"' | jq '"'"'del(.process.rlimits)'"'"' >/etc/containerd/cri-base.json"
     rm -rf "$R"/var/lib/apt/lists/* "$R"/var/cache/apt/* "$R"/var/log/*.log "$R"/tmp/* "$R"/var/tmp/*
-    : >"$R/etc/machine-id"' \
-  bookworm "$work/rootfs.tar" \
-  "deb http://deb.debian.org/debian bookworm main" \
-  "deb http://deb.debian.org/debian bookworm-updates main" \
-  "deb http://deb.debian.org/debian-security bookworm-security main" ||
-  die "mmdebstrap failed (it needs Debian's package mirror)"
+    : >"$R/etc/machine-id"'
 info "root file system: $(du -h "$work/rootfs.tar" | cut -f1) in $((SECONDS - start))s"
 # docker import --change rejects STOPSIGNAL on some engines: add it with a one-line build from the
 # local image (no pull).

@@ -17,7 +17,9 @@
 # server (default PluggableResourceManagement=true; the kubelet gets them in its configuration
 # file, not on its command line, so that a spec can turn one off by rewriting the configuration,
 # as upstream's specs do); KEEP_DIR, where the report and logs are kept
-# (default $E2E_OUT/e2e-node/<time>). Without a booted systemd the tree needs
+# (default $E2E_OUT/e2e-node/<time>); TIMEOUT, after which the suite fails (--ginkgo.timeout,
+# default 24h as upstream's test-e2e-node.sh: Ginkgo's own 1h cuts off long runs in a slow guest).
+# Without a booted systemd the tree needs
 # patch 0014 of the series (e2e_node: run and restart the kubelet without a booted systemd): else
 # the suite starts the kubelet with systemd-run when it is on PATH, and
 # every spec that reconfigures the kubelet fails in `sudo systemctl`.
@@ -161,7 +163,7 @@ if [ -n "$FEATURE_GATES" ]; then
 fi
 
 args=(
-  --ginkgo.focus="$focus" --ginkgo.v --ginkgo.no-color
+  --ginkgo.focus="$focus" --ginkgo.v --ginkgo.no-color --ginkgo.timeout="${TIMEOUT:-24h}"
   --container-runtime-endpoint="unix://$CTRD/containerd.sock"
   --prepull-images=false
   --kubelet-config-file="$WORK/kubeletconfig.yaml"

@@ -20,7 +20,7 @@
 #   FOCUS, SKIP    Ginkgo regexps (default: the focus of make e2e-node)
 #   MUST_RUN       regexp of specs that must run, not skip, on every host (junitsummary -must-run)
 #   FEATURE_GATES  the kubelet's and the API server's gates (default PluggableResourceManagement=true)
-#   TIMEOUT        after which the suite fails on a host (default 24h)
+#   TIMEOUT        after which the suite fails on a host (default: run-e2e-node.sh's, 24h)
 #   REMOTE_DIR     the directory on the hosts (default /var/tmp/e2e-node-remote; replaced each run)
 #   SSH_OPTS       extra ssh options, e.g. "-i key -o StrictHostKeyChecking=no"
 #   SSH_TIMEOUT    seconds to wait for a host to answer (default 10)
@@ -76,7 +76,7 @@ info "archive: $(du -shL "$stage" | cut -f1) (sent compressed)"
 run_args=(--prebuilt-images --dir /tmp/e2e-node)
 [ -z "$SKIP" ] || run_args+=(--skip "$SKIP")
 run_args+=("$FOCUS")
-remote_run="cd $(q "$REMOTE_DIR") && FEATURE_GATES=$(q "$FEATURE_GATES") TIMEOUT=$(q "${TIMEOUT:-24h}") KEEP_DIR=$(q "$REMOTE_DIR/_output/e2e/report") e2e-node/run-e2e-node.sh"
+remote_run="cd $(q "$REMOTE_DIR") && FEATURE_GATES=$(q "$FEATURE_GATES") ${TIMEOUT:+TIMEOUT=$(q "$TIMEOUT") }KEEP_DIR=$(q "$REMOTE_DIR/_output/e2e/report") e2e-node/run-e2e-node.sh"
 for a in "${run_args[@]}"; do remote_run+=" $(q "$a")"; done
 stamp=$(date +%Y%m%d-%H%M%S)
 

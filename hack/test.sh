@@ -16,7 +16,11 @@
 #   5. the series' Go fuzz targets, FUZZTIME each (default 100000x; their seed corpora in
 #      testdata/fuzz already ran as unit tests in step 4), and the project's own Go tests;
 #   6. with a Docker engine, the kind smoke test (scripts/kind-smoke.sh: a patched kind cluster
-#      built offline, the example driver, a pod pinned as the driver said); SKIP_KIND=1 leaves it out.
+#      built offline, the example driver, a pod pinned as the driver said); SKIP_KIND=1 leaves it out;
+#   7. with E2E_NODE_VM=1 (CI sets it), the NUMA and SMT specs in the multi-NUMA qemu guest
+#      (scripts/e2e-node-vm.sh, numa2-smt), in the background from the end of step 5: the guest
+#      keeps about one core busy emulating and otherwise waits, as the kind smoke test waits on
+#      Docker, so the two run side by side; its output is printed when it ends.
 # make verify (hack/verify.sh) checks the series itself: clean application, exact export, generated code.
 #
 # Usage: hack/test.sh
@@ -24,7 +28,8 @@
 # Environment: SKIP_E2E_NODE=1 / SKIP_KIND=1 (leave out the node e2e suite / the kind smoke test),
 # E2E_NODE_ALONE=1 (the node e2e suite after the Go tests, not beside them),
 # FUZZTIME (per fuzz target, a go test -fuzztime value: 100000x, 30s; 0 leaves them out),
-# FOCUS / SKIP (for the node e2e suite)
+# FOCUS / SKIP (for the node e2e suite), E2E_NODE_VM=1 (step 7; E2E_NODE_VM_FOCUS, default
+# 'Resource Manager.*NUMA', selects its specs)
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 case ${1:-} in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
@@ -36,28 +41,38 @@ else
   "$ROOT/hack/build.sh" kubelet e2e_node.test
 fi
 
-# The node e2e suite, in the background while the Go tests run (see the top of this file).
-e2e_pid="" e2e_log=$ROOT/_output/e2e/e2e-node.log
-run_e2e_node() {
-  log "the node e2e suite (scripts/e2e-node.sh)"
-  "$ROOT/scripts/e2e-node.sh"
+# Lanes that mostly wait (for pods, kubelet restarts, an emulated CPU) run in the background beside
+# CPU work. Each one's output goes to a log, printed when it ends; whatever fails meanwhile, every
+# lane is waited for (each tears down what it started) and shown.
+declare -A bg_pid=() bg_log=()
+bg_start() { # NAME LOG COMMAND...: runs COMMAND in the background, its output in LOG
+  local name=$1 out=$2
+  shift 2
+  mkdir -p "$(dirname "$out")"
+  log "$name starts in the background (output: $out, printed when it ends)"
+  "$@" >"$out" 2>&1 </dev/null &
+  bg_pid[$name]=$! bg_log[$name]=$out
 }
-wait_e2e_node() { # prints the background suite's output; fails as it failed
-  [ -n "$e2e_pid" ] || return 0
-  local rc=0
-  wait "$e2e_pid" || rc=$?
-  e2e_pid=""
-  log "the node e2e suite, run beside the Go tests, ended (exit $rc); its output:"
-  cat "$e2e_log" >&2
+bg_running() { [ -n "${bg_pid[$1]:-}" ] && kill -0 "${bg_pid[$1]}" 2>/dev/null; }
+bg_wait() { # NAME: waits for the lane and prints its output; fails as it failed
+  local name=$1 rc=0
+  [ -n "${bg_pid[$name]:-}" ] || return 0
+  wait "${bg_pid[$name]}" || rc=$?
+  unset "bg_pid[$name]"
+  log "$name, run in the background, ended (exit $rc); its output:"
+  cat "${bg_log[$name]}" >&2
   return $rc
 }
+trap 'for lane in "${!bg_pid[@]}"; do bg_wait "$lane" || true; done' EXIT
+
+# The node e2e suite, in the background while the Go tests run (see the top of this file).
+node_e2e="the node e2e suite"
+run_e2e_node() {
+  log "$node_e2e (scripts/e2e-node.sh)"
+  "$ROOT/scripts/e2e-node.sh"
+}
 if [ "${SKIP_E2E_NODE:-}" != 1 ] && [ "${E2E_NODE_ALONE:-}" != 1 ]; then
-  mkdir -p "$(dirname "$e2e_log")"
-  log "the node e2e suite starts in the background (output: $e2e_log, printed when it ends)"
-  run_e2e_node >"$e2e_log" 2>&1 </dev/null &
-  e2e_pid=$!
-  # Whatever fails below, the suite is waited for (it tears its containerd down) and shown.
-  trap 'wait_e2e_node || true' EXIT
+  bg_start "$node_e2e" "$ROOT/_output/e2e/e2e-node.log" run_e2e_node
   nice_go=(nice -n 19)
 else
   nice_go=()
@@ -113,11 +128,18 @@ log "the project's own tests"
 # The golangci-lint build (its own module): the project's sorted plugin.
 (cd "$ROOT/hack/tools/golangci-lint" && GOWORK=off "${nice_go[@]}" go test ./sorted/...)
 
+vm_lane="the multi-NUMA guest lane"
+if [ "${E2E_NODE_VM:-}" = 1 ]; then
+  bg_start "$vm_lane" "$ROOT/_output/e2e/e2e-node-vm.log" \
+    env TOPOLOGY=numa2-smt FOCUS="${E2E_NODE_VM_FOCUS:-Resource Manager.*NUMA}" SKIP= \
+    "$ROOT/scripts/e2e-node-vm.sh"
+fi
+
 kind_wanted=false
 if [ "${SKIP_KIND:-}" != 1 ] && (. "$ROOT/hack/kind/lib.sh" && docker_available); then
   kind_wanted=true
   # The kind node image is CPU work too: built while the node e2e suite still runs.
-  if [ -n "$e2e_pid" ] && kill -0 "$e2e_pid" 2>/dev/null; then
+  if bg_running "$node_e2e"; then
     log "the kind node image (scripts/kind-image.sh), beside the node e2e suite"
     nice -n 19 "$ROOT/scripts/kind-image.sh" >/dev/null
   fi
@@ -125,9 +147,8 @@ fi
 
 if [ "${SKIP_E2E_NODE:-}" = 1 ]; then
   log "the node e2e suite is left out (SKIP_E2E_NODE=1): run make e2e-node"
-elif [ -n "$e2e_pid" ]; then
-  trap - EXIT
-  wait_e2e_node
+elif [ -n "${bg_pid[$node_e2e]:-}" ]; then
+  bg_wait "$node_e2e"
 else
   run_e2e_node
 fi
@@ -139,4 +160,10 @@ elif ! $kind_wanted; then
 else
   log "the kind smoke test (scripts/kind-smoke.sh)"
   "$ROOT/scripts/kind-smoke.sh"
+fi
+
+if [ "${E2E_NODE_VM:-}" = 1 ]; then
+  bg_wait "$vm_lane"
+else
+  log "the multi-NUMA guest lane is left out (E2E_NODE_VM=1 runs it, as CI does): run make e2e-node-vm"
 fi

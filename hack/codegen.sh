@@ -35,9 +35,8 @@ ensure_debian_packages() {
   done
   [ ${#missing[@]} -gt 0 ] || return 0
   log "installing Debian packages: ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  apt_get update -qq
+  apt_get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
 # Go programs: built from the tree at the versions its go.mod pins, so a rebase brings the matching

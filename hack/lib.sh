@@ -46,6 +46,17 @@ info() { printf '    %s\n' "$*" >&2; }
 warn() { printf 'warning: %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# apt_get ARG...: apt-get, one at a time: lanes of make test run side by side and may install at
+# the same moment, and a second apt-get fails at once on dpkg's lock. The project's runs queue on
+# a lock of their own; others' runs are waited for through apt's lock timeout.
+apt_get() {
+  (
+    flock -w 900 9 || die "waited 15 minutes for another apt-get of this project ($APT_LOCK)"
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 "$@"
+  ) 9>>"$APT_LOCK"
+}
+APT_LOCK=${TMPDIR:-/tmp}/pluggable-rm-apt.lock
+
 # apt_install CMD_OR_FILE PACKAGE...: installs the Debian packages when CMD_OR_FILE (a command on
 # PATH, or an absolute path) is missing.
 apt_install() {
@@ -55,10 +66,9 @@ apt_install() {
     return 0
   fi
   log "installing Debian packages: $*"
-  export DEBIAN_FRONTEND=noninteractive
-  if ! apt-get install -y -qq --no-install-recommends "$@" >/dev/null; then
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+  if ! apt_get install -y -qq --no-install-recommends "$@" >/dev/null; then
+    apt_get update -qq
+    apt_get install -y -qq --no-install-recommends "$@" >/dev/null
   fi
 }
 

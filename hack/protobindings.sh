@@ -22,11 +22,7 @@ PROTOC_GEN_GO_VERSION=v1.36.11
 PROTOC_GEN_GO_GRPC_VERSION=v1.6.2
 
 tools=$ROOT/_output/tools/protobindings
-if ! command -v protoc >/dev/null; then
-  log "installing protoc (Debian protobuf-compiler)"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq protobuf-compiler >/dev/null ||
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq protobuf-compiler >/dev/null; }
-fi
+apt_install protoc protobuf-compiler
 if [ ! -x "$tools/protoc-gen-go-$PROTOC_GEN_GO_VERSION" ] || [ ! -x "$tools/protoc-gen-go-grpc-$PROTOC_GEN_GO_GRPC_VERSION" ]; then
   log "installing protoc-gen-go $PROTOC_GEN_GO_VERSION and protoc-gen-go-grpc $PROTOC_GEN_GO_GRPC_VERSION"
   mkdir -p "$tools"

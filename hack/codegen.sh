@@ -27,18 +27,6 @@ ALL_STEPS=(protobuf deepcopy swagger defaults validation conversions openapi app
 # ---------------------------------------------------------------------------------------------------
 # Tools
 
-# ensure_debian_packages CMD=PACKAGE...: installs the packages of the commands that are missing.
-ensure_debian_packages() {
-  local pair missing=()
-  for pair in "$@"; do
-    command -v "${pair%%=*}" >/dev/null || missing+=("${pair#*=}")
-  done
-  [ ${#missing[@]} -gt 0 ] || return 0
-  log "installing Debian packages: ${missing[*]}"
-  apt_get update -qq
-  apt_get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-}
-
 # Go programs: built from the tree at the versions its go.mod pins, so a rebase brings the matching
 # generators. `go install` only relinks what changed.
 install_tools() {
@@ -105,7 +93,7 @@ tag_pkgs() {
 
 # codegen::protobuf and hack/_update-generated-protobuf-dockerized.sh
 step_protobuf() {
-  ensure_debian_packages protoc=protobuf-compiler
+  apt_install protoc protobuf-compiler
   local include apis
   include=$(gogo_proto_include)
   mapfile -t apis < <(
@@ -394,7 +382,9 @@ SPEC_TMP=""
 trap '[ -z "$SPEC_TMP" ] || rm -rf "$SPEC_TMP"' EXIT
 
 step_openapi_spec() {
-  ensure_debian_packages jq=jq curl=curl openssl=openssl
+  apt_install jq jq
+  apt_install curl curl
+  apt_install openssl openssl
   info "building etcd and kube-apiserver"
   cp "$(TREE=$TREE "$ROOT/hack/install-etcd.sh")/etcd" "$TOOLS/bin/etcd"
   # The tags and flags of upstream's builds (hack/lib/golang.sh); kube-apiserver is built without cgo.
@@ -403,7 +393,7 @@ step_openapi_spec() {
   SPEC_TMP=$(mktemp -d "${TMPDIR:-/tmp}/codegen-openapi.XXXXXX")
   export TREE CODEGEN_TOOLS=$TOOLS
   if unshare --net true 2>/dev/null; then
-    ensure_debian_packages ip=iproute2
+    apt_install ip iproute2
     info "serving the spec in a private network namespace"
     CODEGEN_NETNS=1 unshare --net --fork -- "$ROOT/hack/codegen.sh" --serve-openapi-spec "$SPEC_TMP"
   else

@@ -18,7 +18,7 @@ help: ## Show this help.
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z0-9-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 	@echo
 	@echo "Variables: FORCE=1 (make tree: discard unexported work), VERSION=vX.Y.Z (make rebase),"
-	@echo "           WHAT='kubelet kube-apiserver ...' (make build), FOCUS= / SKIP= (make e2e-node*),"
+	@echo "           WHAT='kubelet kube-apiserver ...' (make build), FOCUS= / SKIP= (make e2e-node*, e2e-cluster),"
 	@echo "           HOSTS=root@host1,... (make e2e-node-remote), TOPOLOGY=numa2-smt|numa2 (make e2e-node-vm)"
 
 .PHONY: tree
@@ -70,6 +70,10 @@ e2e-node-vm: ## Run the node e2e suite in a multi-NUMA qemu guest (TOPOLOGY=numa
 e2e-node-remote: ## Run the node e2e suite on hosts over ssh: HOSTS=root@host1,root@host2 (binaries are sent).
 	@test -n "$(HOSTS)" || { echo "usage: make e2e-node-remote HOSTS=root@host1[,root@host2...] [SSH_OPTS=...]" >&2; exit 2; }
 	@FOCUS='$(FOCUS)' SKIP='$(SKIP)' scripts/e2e-node-remote.sh '$(HOSTS)'
+
+.PHONY: e2e-cluster
+e2e-cluster: ## Run the cluster e2e specs (e2e.test): on KUBECONFIG=..., or on a kind cluster of their own.
+	@FOCUS='$(FOCUS)' SKIP='$(SKIP)' scripts/e2e-cluster.sh
 
 .PHONY: kind-image
 kind-image: ## Build the kind node image of the patched build, offline.

@@ -56,7 +56,6 @@ gate_re='[A-Za-z0-9]+=(true|false)'
 [[ -z $FEATURE_GATES || $FEATURE_GATES =~ ^$gate_re(,$gate_re)*$ ]] ||
   die "FEATURE_GATES='$FEATURE_GATES': expected Name=true|false[,Name=true|false...]"
 CTRD=$WORK/containerd
-SYSCTLS=(vm/overcommit_memory vm/panic_on_oom kernel/panic kernel/panic_on_oops kernel/keys/root_maxkeys kernel/keys/root_maxbytes)
 # What the suite's kubelet creates on the host (root dir and cgroup root are fixed by the suite).
 HOST_PATHS=(/var/lib/kubelet /var/log/pods /var/log/containers)
 CGROUPS=(kubepods system kubelet)
@@ -74,14 +73,14 @@ for p in /var/lib/kubelet/pods /sys/fs/cgroup/cpu/kubepods; do
 done
 
 mkdir -p "$WORK/run" "$WORK/report" "$WORK/volume-plugins"
-for k in "${SYSCTLS[@]}"; do echo "$k=$(cat "/proc/sys/$k")"; done >"$WORK/sysctls"
+save_sysctls "$WORK/sysctls"
 for p in "${HOST_PATHS[@]}"; do [ -e "$p" ] || echo "$p"; done >"$WORK/host-paths-created"
 for c in "${CGROUPS[@]}"; do [ -e "/sys/fs/cgroup/cpu/$c" ] || echo "$c"; done >"$WORK/cgroups-created"
 
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
   log "cleaning up $WORK"
-  local pid kv p c base keep
+  local pid p c base keep
   # The test process first: it stops its services and writes its report on SIGTERM.
   if [ -n "${test_pid:-}" ] && kill -TERM "$test_pid" 2>/dev/null; then
     for _ in $(seq 1 60); do
@@ -108,9 +107,7 @@ cleanup() {
       find "$base/$c" -depth -type d -exec rmdir {} \; 2>/dev/null || warn "cannot remove cgroup $base/$c"
     done
   done <"$WORK/cgroups-created"
-  while IFS= read -r kv; do
-    echo "${kv#*=}" >"/proc/sys/${kv%%=*}" 2>/dev/null || warn "cannot restore ${kv%%=*}"
-  done <"$WORK/sysctls"
+  restore_sysctls "$WORK/sysctls"
   while IFS= read -r p; do
     [ -e "$p" ] || continue
     unmount_under "$p"

@@ -59,7 +59,6 @@ SOCK=$CTRD/containerd.sock
 CGROUP_ROOT=${SMOKE_CGROUP_ROOT:-/e2e-smoke}
 PORT=${SMOKE_PORT:-10350}
 HEALTHZ_PORT=$((PORT - 2))
-SYSCTLS=(vm/overcommit_memory vm/panic_on_oom kernel/panic kernel/panic_on_oops kernel/keys/root_maxkeys kernel/keys/root_maxbytes)
 # Host paths the kubelet uses whatever its root dir (device manager socket, container log links).
 HOST_PATHS=(/var/lib/kubelet /var/log/containers /var/log/pods)
 
@@ -131,13 +130,7 @@ cleanup() {
     "$E2E_DIR/containerd.sh" stop --purge "$CTRD" || warn "containerd.sh stop failed"
   fi
   remove_cgroups
-  if [ -f "$WORK/sysctls" ]; then
-    local kv
-    while IFS= read -r kv; do
-      echo "${kv#*=}" >"/proc/sys/${kv%%=*}" 2>/dev/null || warn "cannot restore ${kv%%=*}"
-    done <"$WORK/sysctls"
-    info "restored sysctls: $(tr '\n' ' ' <"$WORK/sysctls")"
-  fi
+  restore_sysctls "$WORK/sysctls"
   if [ -f "$WORK/host-paths-created" ]; then
     local p
     while IFS= read -r p; do
@@ -165,7 +158,7 @@ $keep || trap cleanup EXIT
 start=$SECONDS
 
 # What the kubelet changes on the host, to put back afterwards.
-for k in "${SYSCTLS[@]}"; do echo "$k=$(cat "/proc/sys/$k")"; done >"$WORK/sysctls"
+save_sysctls "$WORK/sysctls"
 for p in "${HOST_PATHS[@]}"; do [ -e "$p" ] || echo "$p"; done >"$WORK/host-paths-created"
 
 log "kubelet: $KUBELET ($("$KUBELET" --version))"

@@ -4,7 +4,7 @@
 # Usage: hack/build.sh [TARGET...]        (default: kubelet kube-apiserver)
 #
 # Targets: kubelet kube-apiserver kube-controller-manager kube-scheduler kube-proxy kubectl kubeadm
-#          e2e_node.test
+#          e2e_node.test e2e.test
 #
 # The version is the upstream release plus the number of patches, e.g. v1.37.2-rm.3, with the tree's
 # commit id; `BINARY --version` shows it. A binary whose sources, flags and Go did not change since
@@ -22,6 +22,7 @@ package_of() {
   case $1 in
   kubelet | kube-apiserver | kube-controller-manager | kube-scheduler | kube-proxy | kubectl | kubeadm) echo "./cmd/$1" ;;
   e2e_node.test) echo "./test/e2e_node" ;;
+  e2e.test) echo "./test/e2e" ;;
   *) die "unknown target $1 (see --help)" ;;
   esac
 }
@@ -58,11 +59,11 @@ for t in "${targets[@]}"; do
     continue
   fi
   cgo=0
-  case $t in kubelet | e2e_node.test) cgo=1 ;; esac
+  case $t in kubelet | e2e_node.test | e2e.test) cgo=1 ;; esac
   log "building $t $version (cold: several minutes on 2 cores; cached parts are reused)"
   start=$(date +%s)
   rm -f "$stamp"
-  if [ "$t" = e2e_node.test ]; then
+  if [[ $t = *.test ]]; then
     (cd "$TREE" && CGO_ENABLED=$cgo go test -c -trimpath -o "$out" -tags "$tags" -ldflags "$ldflags" "$(package_of "$t")")
   else
     (cd "$TREE" && CGO_ENABLED=$cgo go build -trimpath -o "$out" -tags "$tags" -ldflags "$ldflags" "$(package_of "$t")")
@@ -72,6 +73,6 @@ for t in "${targets[@]}"; do
 done
 
 for t in "${targets[@]}"; do
-  [ "$t" = e2e_node.test ] && continue
+  [[ $t != *.test ]] || continue
   info "$("$BIN/$t" --version 2>/dev/null | head -n 1) ($BIN/$t)"
 done

@@ -46,6 +46,27 @@ info() { printf '    %s\n' "$*" >&2; }
 warn() { printf 'warning: %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# The host sysctls a kubelet sets when it starts (its kernel tunables and the root keyring quotas).
+# A kubelet run here, or in a kind node (whose /proc/sys is the host's), changes them: the scripts
+# that run one save them first and put them back afterwards.
+KUBELET_SYSCTLS=(vm/overcommit_memory vm/panic_on_oom kernel/panic kernel/panic_on_oops kernel/keys/root_maxkeys kernel/keys/root_maxbytes)
+
+# save_sysctls FILE: writes the kubelet's host sysctls with their current values to FILE.
+save_sysctls() {
+  local k
+  for k in "${KUBELET_SYSCTLS[@]}"; do echo "$k=$(cat "/proc/sys/$k")"; done >"$1"
+}
+
+# restore_sysctls FILE: puts back the values save_sysctls wrote to FILE, if it is there.
+restore_sysctls() {
+  local kv
+  [ -f "$1" ] || return 0
+  while IFS= read -r kv; do
+    echo "${kv#*=}" >"/proc/sys/${kv%%=*}" 2>/dev/null || warn "cannot restore sysctl ${kv%%=*}"
+  done <"$1"
+  info "restored the host sysctls a kubelet changes: $(tr '\n' ' ' <"$1")"
+}
+
 # apt_get ARG...: apt-get, one at a time: lanes of make test run side by side and may install at
 # the same moment, and a second apt-get fails at once on dpkg's lock. The project's runs queue on
 # a lock of their own; others' runs are waited for through apt's lock timeout.
@@ -66,7 +87,8 @@ apt_install() {
     return 0
   fi
   log "installing Debian packages: $*"
-  if ! apt_get install -y -qq --no-install-recommends "$@" >/dev/null; then
+  # Without fresh package lists (a fresh machine), the first try fails: update, then try again.
+  if ! apt_get install -y -qq --no-install-recommends "$@" >/dev/null 2>&1; then
     apt_get update -qq
     apt_get install -y -qq --no-install-recommends "$@" >/dev/null
   fi

@@ -15,17 +15,19 @@
 #      without it, since upstream's test API server finds its certificates by source path;
 #   5. the series' Go fuzz targets, FUZZTIME each (default 100000x; their seed corpora in
 #      testdata/fuzz already ran as unit tests in step 4), and the project's own Go tests;
-#   6. with a Docker engine, the kind smoke test (scripts/kind-smoke.sh: a patched kind cluster
-#      built offline, the example driver, a pod pinned as the driver said); SKIP_KIND=1 leaves it out;
+#   6. with a Docker engine, the cluster e2e specs (scripts/e2e-cluster.sh: upstream's e2e.test
+#      with the series' specs, on a patched kind cluster built offline, a control plane and two
+#      workers, the example driver); their node image and e2e.test build beside step 3 at nice 19;
+#      SKIP_KIND=1 leaves them out;
 #   7. with E2E_NODE_VM=1 (CI sets it), the NUMA and SMT specs in the multi-NUMA qemu guest
 #      (scripts/e2e-node-vm.sh, numa2-smt), in the background from the end of step 5: the guest
-#      keeps about one core busy emulating and otherwise waits, as the kind smoke test waits on
-#      Docker, so the two run side by side; its output is printed when it ends.
+#      keeps about one core busy emulating and otherwise waits, as the cluster specs wait on their
+#      pods, so the two run side by side; its output is printed when it ends.
 # make verify (hack/verify.sh) checks the series itself: clean application, exact export, generated code.
 #
 # Usage: hack/test.sh
 #
-# Environment: SKIP_E2E_NODE=1 / SKIP_KIND=1 (leave out the node e2e suite / the kind smoke test),
+# Environment: SKIP_E2E_NODE=1 / SKIP_KIND=1 (leave out the node e2e suite / the cluster e2e specs),
 # E2E_NODE_ALONE=1 (the node e2e suite after the Go tests, not beside them),
 # FUZZTIME (per fuzz target, a go test -fuzztime value: 100000x, 30s; 0 leaves them out),
 # FOCUS / SKIP (for the node e2e suite), E2E_NODE_VM=1 (step 7; E2E_NODE_VM_FOCUS, default
@@ -138,10 +140,11 @@ fi
 kind_wanted=false
 if [ "${SKIP_KIND:-}" != 1 ] && (. "$ROOT/hack/kind/lib.sh" && docker_available); then
   kind_wanted=true
-  # The kind node image is CPU work too: built while the node e2e suite still runs.
+  # The kind node image and e2e.test are CPU work too: built while the node e2e suite still runs.
   if bg_running "$node_e2e"; then
-    log "the kind node image (scripts/kind-image.sh), beside the node e2e suite"
+    log "the kind node image (scripts/kind-image.sh) and e2e.test, beside the node e2e suite"
     nice -n 19 "$ROOT/scripts/kind-image.sh" >/dev/null
+    nice -n 19 "$ROOT/hack/build.sh" e2e.test
   fi
 fi
 
@@ -154,12 +157,12 @@ else
 fi
 
 if [ "${SKIP_KIND:-}" = 1 ]; then
-  log "the kind smoke test is left out (SKIP_KIND=1): run scripts/kind-smoke.sh"
+  log "the cluster e2e specs are left out (SKIP_KIND=1): run make e2e-cluster"
 elif ! $kind_wanted; then
-  log "the kind smoke test is skipped: no Docker engine answers here (docker info)"
+  log "the cluster e2e specs are skipped: no Docker engine answers here (docker info)"
 else
-  log "the kind smoke test (scripts/kind-smoke.sh)"
-  "$ROOT/scripts/kind-smoke.sh"
+  log "the cluster e2e specs on a kind cluster of their own (scripts/e2e-cluster.sh)"
+  env -u KUBECONFIG FOCUS= SKIP= "$ROOT/scripts/e2e-cluster.sh"
 fi
 
 if [ "${E2E_NODE_VM:-}" = 1 ]; then

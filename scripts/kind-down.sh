@@ -29,11 +29,6 @@ if [ -f "$KIND_OUT/created-network" ] && docker network inspect kind >/dev/null 
     info "the docker network kind is still in use: left in place"
   fi
 fi
-if [ -f "$KIND_OUT/sysctls-$KIND_CLUSTER" ]; then
-  while IFS= read -r kv; do
-    echo "${kv#*=}" >"/proc/sys/${kv%%=*}" 2>/dev/null || warn "cannot restore ${kv%%=*}"
-  done <"$KIND_OUT/sysctls-$KIND_CLUSTER"
-  info "restored the host sysctls the node's kubelet changed"
-  rm -f "$KIND_OUT/sysctls-$KIND_CLUSTER"
-fi
+restore_sysctls "$KIND_OUT/sysctls-$KIND_CLUSTER"
+rm -f "$KIND_OUT/sysctls-$KIND_CLUSTER"
 rm -f "$KIND_KUBECONFIG" "$KIND_OUT/cluster.yaml"

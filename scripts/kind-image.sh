@@ -54,12 +54,15 @@ pause_tar=$(ls "$ROOT"/_output/e2e/images/registry.k8s.io_pause_*.tar)
 busybox_tar=$(ls "$ROOT"/_output/e2e/images/registry.k8s.io_e2e-test-images_busybox_*.tar)
 
 # kube-proxy programs iptables / nftables: its image carries the host's nft and iptables (legacy)
-# binaries with their libraries.
+# binaries with their libraries, and the libraries of iptables' extensions, which it loads at run
+# time (the statistic match, which spreads a Service over several endpoints, needs libm: without
+# it every rule sync fails and a Service with two endpoints, such as kube-dns, answers nothing).
 apt_install /usr/sbin/nft nftables
 apt_install /usr/sbin/xtables-legacy-multi iptables
 proxy_args=(-file /usr/sbin/nft=/usr/sbin/nft -file /usr/sbin/xtables-legacy-multi=/usr/sbin/xtables-legacy-multi
   -file "$(readlink -f /lib64/ld-linux-x86-64.so.2)=/lib64/ld-linux-x86-64.so.2")
-for lib in $({ ldd /usr/sbin/nft; ldd /usr/sbin/xtables-legacy-multi; } | awk '/=> \//{print $3}' | sort -u); do
+for lib in $({ ldd /usr/sbin/nft; ldd /usr/sbin/xtables-legacy-multi; ldd /usr/lib/x86_64-linux-gnu/xtables/*.so; } |
+  awk '/=> \//{print $3}' | sort -u); do
   # Under /usr/lib: the image's /lib is a link to it, as on Debian.
   real=$(readlink -f "$lib") so=/usr/lib/x86_64-linux-gnu/${lib##*/}
   proxy_args+=(-file "$real=$real")

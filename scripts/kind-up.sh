@@ -56,9 +56,7 @@ EOF
   fi
   docker network inspect kind >/dev/null 2>&1 || touch "$KIND_OUT/created-network"
   # A node's kubelet sets host sysctls (its /proc/sys is the host's): kind-down puts them back.
-  for k in vm/overcommit_memory vm/panic_on_oom kernel/panic kernel/panic_on_oops kernel/keys/root_maxkeys kernel/keys/root_maxbytes; do
-    echo "$k=$(cat "/proc/sys/$k")"
-  done >"$KIND_OUT/sysctls-$KIND_CLUSTER"
+  save_sysctls "$KIND_OUT/sysctls-$KIND_CLUSTER"
   log "kind create cluster --name $KIND_CLUSTER --image $NODE --config ${KIND_CONFIG#"$ROOT"/}"
   if ! kind_run create cluster --name "$KIND_CLUSTER" --image "$NODE" --config "$cfg" \
     --kubeconfig "$KIND_KUBECONFIG" 2>&1 | sed 's/^/    /' >&2; then
@@ -104,6 +102,13 @@ kubectl_ wait --for=condition=Ready node --all --timeout=300s >/dev/null
 log "the example driver: kind load image-archive, DaemonSet"
 "$ROOT/scripts/kind-driver.sh" "$ROOT/drivers/example" 2>&1 | sed 's/^/    /' >&2
 for node in $nodes; do
+  # A kubelet without the resource-management policy does not take drivers: it does not declare
+  # the feature (kind-config/control-plane-two-workers.yaml has such a control plane).
+  features=$(kubectl_ get node "$node" -o jsonpath='{.status.declaredFeatures}')
+  if [[ $features != *'"PluggableResourceManagement"'* ]]; then
+    info "$node does not declare PluggableResourceManagement (another CPU manager policy): no driver registers there"
+    continue
+  fi
   registered=false
   for _ in $(seq 1 60); do
     pod=$(kubectl_ -n kube-system get pods -l app.kubernetes.io/name=example-resource-driver \

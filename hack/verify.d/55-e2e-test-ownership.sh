@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Upstream's hack/verify-e2e-test-ownership.sh (every spec starts with [sig-foo], no spec has more
-# than one [sig-...] tag) on the node e2e suite, which holds the series' specs: upstream's script
-# checks test/e2e's e2e.test only. e2e_node.test is built from the tree and its specs are listed by a
+# than one [sig-...] tag) on e2e.test, which holds the series' cluster specs, and on the node e2e
+# suite, which holds its node specs: upstream's script checks test/e2e's e2e.test only. e2e_node.test is built from the tree and its specs are listed by a
 # ginkgo dry run; upstream's dump (e2e.test --spec-dump, written by test/e2e's ReportAfterSuite,
 # which e2e_node lacks) is one SpecReport a line, which is what ginkgo's --json-report holds, so
 # upstream's script evaluates that. The script runs from a copy whose only change is where it reads
@@ -25,13 +25,24 @@ jq -c '.[].SpecReports[]' "$work/report.json" >"$work/specsummaries.json"
 [ -s "$work/specsummaries.json" ] || { tail -n 30 "$work/dry-run.log" >&2; die "the dry run listed no spec"; }
 info "$(wc -l <"$work/specsummaries.json") specs"
 
+# e2e.test, which holds the series' cluster specs, writes upstream's dump itself (a dry run).
+log "building e2e.test (hack/build.sh)"
+"$ROOT/hack/build.sh" e2e.test >/dev/null
+(cd "$work" && "$BIN/e2e.test" --ginkgo.dry-run --ginkgo.no-color --spec-dump="$work/e2e-specsummaries.json" \
+  >"$work/e2e-dry-run.log" 2>&1) || { tail -n 30 "$work/e2e-dry-run.log" >&2; die "the dry run of e2e.test failed"; }
+info "e2e.test: $(wc -l <"$work/e2e-specsummaries.json") specs"
+
+# check BINARY DUMP: upstream's script, from a copy that reads DUMP (the specs of BINARY).
 script=$TREE/hack/verify-e2e-test-ownership.sh
-sed -e "s#\${KUBE_ROOT}/_output/specsummaries.json#$work/specsummaries.json#" \
-  -e "s#\${KUBE_ROOT}/_output/bin/ginkgo#$work/e2e_node.test#" \
-  -e "s#\${KUBE_ROOT}/_output/bin/e2e.test#$work/e2e_node.test#" \
-  -e "s#^KUBE_ROOT=.*#KUBE_ROOT=$TREE#" "$script" >"$work/verify-e2e-test-ownership.sh"
-[ "$(grep -c "$work" "$work/verify-e2e-test-ownership.sh")" -eq 3 ] ||
-  die "upstream's $script changed: cannot point it at the spec dump"
-rc=0
-REUSE_BUILD_OUTPUT=y bash "$work/verify-e2e-test-ownership.sh" || rc=$?
-[ $rc -eq 0 ] || die "upstream's hack/verify-e2e-test-ownership.sh fails on e2e_node.test (exit $rc; findings above)"
+check() {
+  local binary=$1 dump=$2 copy=$work/verify-e2e-test-ownership-${1##*/}.sh rc=0
+  sed -e "s#\${KUBE_ROOT}/_output/specsummaries.json#$dump#" \
+    -e "s#\${KUBE_ROOT}/_output/bin/ginkgo#$binary#" \
+    -e "s#\${KUBE_ROOT}/_output/bin/e2e.test#$binary#" \
+    -e "s#^KUBE_ROOT=.*#KUBE_ROOT=$TREE#" "$script" >"$copy"
+  [ "$(grep -c -e "$dump" -e "$binary" "$copy")" -eq 3 ] || die "upstream's $script changed: cannot point it at the spec dump"
+  REUSE_BUILD_OUTPUT=y bash "$copy" || rc=$?
+  [ $rc -eq 0 ] || die "upstream's hack/verify-e2e-test-ownership.sh fails on ${binary##*/} (exit $rc; findings above)"
+}
+check "$work/e2e_node.test" "$work/specsummaries.json"
+check "$BIN/e2e.test" "$work/e2e-specsummaries.json"

@@ -54,6 +54,10 @@ build: tree ## Build the patched binaries into _output/bin (WHAT=...).
 driver-image: ## Build the example driver binary and its container image tarball (offline).
 	@scripts/driver-image.sh
 
+.PHONY: driver-sanity
+driver-sanity: tree ## Run the driver sanity suite against the example, minimal and e2e test drivers (DRIVERS=...).
+	@scripts/driver-sanity.sh $(DRIVERS)
+
 .PHONY: test
 test: ## Run the tests: assemble, build, upstream unit tests of touched packages, project tests.
 	@hack/test.sh

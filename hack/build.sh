@@ -4,7 +4,7 @@
 # Usage: hack/build.sh [TARGET...]        (default: kubelet kube-apiserver)
 #
 # Targets: kubelet kube-apiserver kube-controller-manager kube-scheduler kube-proxy kubectl kubeadm
-#          e2e_node.test e2e.test
+#          e2e_node.test e2e.test resource-test-driver (the node e2e tests' resource driver, as a command)
 #
 # The version is the upstream release plus the number of patches, e.g. v1.37.2-rm.3, with the tree's
 # commit id; `BINARY --version` shows it. A binary whose sources, flags and Go did not change since
@@ -23,6 +23,7 @@ package_of() {
   kubelet | kube-apiserver | kube-controller-manager | kube-scheduler | kube-proxy | kubectl | kubeadm) echo "./cmd/$1" ;;
   e2e_node.test) echo "./test/e2e_node" ;;
   e2e.test) echo "./test/e2e" ;;
+  resource-test-driver) echo "./test/e2e_node/resourcedriver/resource-test-driver" ;;
   *) die "unknown target $1 (see --help)" ;;
   esac
 }
@@ -73,6 +74,6 @@ for t in "${targets[@]}"; do
 done
 
 for t in "${targets[@]}"; do
-  [[ $t != *.test ]] || continue
+  [[ $t != *.test && $t != resource-test-driver ]] || continue
   info "$("$BIN/$t" --version 2>/dev/null | head -n 1) ($BIN/$t)"
 done

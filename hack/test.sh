@@ -14,7 +14,8 @@
 #      Go's build cache; integration tests (test/integration/..., etcd from hack/install-etcd.sh)
 #      without it, since upstream's test API server finds its certificates by source path;
 #   5. the series' Go fuzz targets, FUZZTIME each (default 100000x; their seed corpora in
-#      testdata/fuzz already ran as unit tests in step 4), and the project's own Go tests;
+#      testdata/fuzz already ran as unit tests in step 4), the project's own Go tests, and the driver
+#      sanity suite against the example, minimal and e2e test drivers (scripts/driver-sanity.sh);
 #   6. with a Docker engine, the cluster e2e specs (scripts/e2e-cluster.sh: upstream's e2e.test
 #      with the series' specs, on a patched kind cluster built offline, a control plane and two
 #      workers, the example driver); their node image and e2e.test build beside step 3 at nice 19;
@@ -127,6 +128,9 @@ fi
 
 log "the project's own tests"
 (cd "$ROOT" && "${nice_go[@]}" go test ./...)
+# The driver sanity suite against the project's drivers and the node e2e tests' driver: it plays
+# the kubelet over their sockets, in about a second each.
+"${nice_go[@]}" "$ROOT/scripts/driver-sanity.sh"
 # The golangci-lint build (its own module): the project's sorted plugin.
 (cd "$ROOT/hack/tools/golangci-lint" && GOWORK=off "${nice_go[@]}" go test ./sorted/...)
 

@@ -49,7 +49,7 @@ rc=0
 start=$(date +%s)
 if $project; then
   what="the project's Go code"
-  mapfile -t targets < <(cd "$ROOT" && for d in drivers hack/tools e2e-node/cmd; do [ -d "$d" ] && echo "./$d/..."; done)
+  mapfile -t targets < <(cd "$ROOT" && for d in drivers sanity hack/tools e2e-node/cmd; do [ -d "$d" ] && echo "./$d/..."; done)
   [ $# -eq 0 ] || targets=("$@")
   # GOWORK=off: the project's module, with the SDK from staging/ as go.mod's replace says.
   GOWORK=off run "$ROOT" "${targets[@]}" || rc=$?

@@ -60,7 +60,7 @@ for t in "${targets[@]}"; do
     continue
   fi
   cgo=0
-  case $t in kubelet | e2e_node.test | e2e.test) cgo=1 ;; esac
+  case $t in kubelet | e2e_node.test | e2e.test | resource-test-driver) cgo=1 ;; esac
   log "building $t $version (cold: several minutes on 2 cores; cached parts are reused)"
   start=$(date +%s)
   rm -f "$stamp"

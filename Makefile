@@ -8,6 +8,7 @@ VERSION ?=
 FOCUS ?=
 SKIP ?=
 HOSTS ?=
+CYCLES ?=
 TOPOLOGY ?=
 WHAT ?= kubelet kube-apiserver
 
@@ -65,6 +66,10 @@ test: ## Run the tests: assemble, build, upstream unit tests of touched packages
 .PHONY: e2e-node
 e2e-node: ## Run the node e2e suite on this machine (root; FOCUS=, SKIP= Ginkgo regexps).
 	@FOCUS='$(FOCUS)' SKIP='$(SKIP)' scripts/e2e-node.sh
+
+.PHONY: churn
+churn: tree ## Pod churn with driver and kubelet restarts on this node, as root (CYCLES=500): leaks must be 0.
+	@CYCLES=$(CYCLES) scripts/churn.sh
 
 .PHONY: e2e-node-vm
 e2e-node-vm: ## Run the node e2e suite in a multi-NUMA qemu guest (TOPOLOGY=numa2-smt|numa2; FOCUS=, SKIP=).

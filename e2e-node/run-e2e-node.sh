@@ -18,7 +18,9 @@
 # file, not on its command line, so that a spec can turn one off by rewriting the configuration,
 # as upstream's specs do); KEEP_DIR, where the report and logs are kept
 # (default $E2E_OUT/e2e-node/<time>); TIMEOUT, after which the suite fails (--ginkgo.timeout,
-# default 24h as upstream's test-e2e-node.sh: Ginkgo's own 1h cuts off long runs in a slow guest).
+# default 24h as upstream's test-e2e-node.sh: Ginkgo's own 1h cuts off long runs in a slow guest);
+# E2E_NODE_TEST_ARGS, more flags for e2e_node.test (for example
+# --resource-manager-churn-cycles=500).
 # Without a booted systemd the tree needs
 # patch 0014 of the series (e2e_node: run and restart the kubelet without a booted systemd): else
 # the suite starts the kubelet with systemd-run when it is on PATH, and
@@ -172,6 +174,8 @@ args=(
   --service-feature-gates="$FEATURE_GATES"
 )
 [ -z "$skip" ] || args+=(--ginkgo.skip="$skip")
+# shellcheck disable=SC2206 # E2E_NODE_TEST_ARGS is a list of flags
+[ -z "${E2E_NODE_TEST_ARGS:-}" ] || args+=($E2E_NODE_TEST_ARGS)
 log "running $E2E_NODE_TEST --ginkgo.focus='$focus' (log: $WORK/e2e.log)"
 start=$SECONDS
 # The suite writes its kubeconfig and kubelet config files into the working directory.

@@ -50,7 +50,14 @@ done
 tags=selinux,notest,grpcnotrace
 
 # What a binary depends on, as a fingerprint: sources (commit plus any uncommitted edits), flags, Go.
-source_id=$({ echo "$commit"; tgit diff HEAD; go version; echo "$ldflags $tags"; } | sha256sum | cut -c1-16)
+# Files not yet added to git count too.
+source_id=$({
+  echo "$commit"
+  tgit diff HEAD
+  (cd "$TREE" && git ls-files -z --others --exclude-standard | xargs -0 -r sha256sum)
+  go version
+  echo "$ldflags $tags"
+} | sha256sum | cut -c1-16)
 
 mkdir -p "$BIN/.stamps"
 for t in "${targets[@]}"; do

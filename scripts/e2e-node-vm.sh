@@ -14,7 +14,8 @@
 #              numa2 (2 NUMA nodes x 2 CPUs, no SMT)
 #   CGROUP     v2 (default) or v1
 #   FOCUS      Ginkgo focus (default: the resource manager suite)
-#   SKIP       Ginkgo skip regexp
+#   SKIP       Ginkgo skip regexp (default: [Slow], the churn spec, which would take half an hour
+#              under emulation; empty: none)
 #   MUST_RUN   specs that fail the run when they skip (default: the NUMA specs, and on numa2-smt
 #              the SMT spec; empty: none)
 #   VM_ACCEL   tcg (default) or kvm (falls back to tcg where /dev/kvm cannot run guests)
@@ -42,6 +43,7 @@ case $TOPOLOGY in
   *) default_must_run='NUMA' ;;
 esac
 export FOCUS=${FOCUS:-'\[Feature:PluggableResourceManagement\]'}
+export SKIP=${SKIP-'\[Slow\]'}
 export MUST_RUN=${MUST_RUN-$default_must_run}
 name=e2e-node-vm
 

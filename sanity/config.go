@@ -19,11 +19,10 @@ package sanity
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"k8s.io/kubelet/pkg/resourcemanager/topology"
 	"k8s.io/utils/cpuset"
 )
 
@@ -64,20 +63,18 @@ func (c *Config) complete(sysfs string) error {
 	if c.Endpoint == "" {
 		return errors.New("the driver's endpoint is not set: pass the path of its service socket, for example unix:///var/lib/kubelet/plugins/cpu.example.com/driver.sock")
 	}
-	if c.CPUs.IsEmpty() {
-		cpus, err := readList(filepath.Join(sysfs, "devices/system/cpu/online"))
+	if c.CPUs.IsEmpty() || c.NUMANodes.IsEmpty() {
+		// What drivers read too: the SDK's view of the node.
+		topo, err := topology.Read(sysfs)
 		if err != nil {
-			return fmt.Errorf("the node's online CPUs (set them explicitly instead): %w", err)
+			return fmt.Errorf("the node's CPUs and NUMA nodes (set them explicitly instead): %w", err)
 		}
-		c.CPUs = cpus
-	}
-	if c.NUMANodes.IsEmpty() {
-		nodes, err := readList(filepath.Join(sysfs, "devices/system/node/online"))
-		if err != nil {
-			// Kernels without NUMA support have no node directory: one node.
-			nodes = cpuset.New(0)
+		if c.CPUs.IsEmpty() {
+			c.CPUs = topo.All()
 		}
-		c.NUMANodes = nodes
+		if c.NUMANodes.IsEmpty() {
+			c.NUMANodes = cpuset.New(topo.NUMANodes()...)
+		}
 	}
 	if c.CallTimeout <= 0 {
 		c.CallTimeout = DefaultCallTimeout
@@ -86,16 +83,4 @@ func (c *Config) complete(sysfs string) error {
 		c.Concurrency = 8
 	}
 	return nil
-}
-
-func readList(path string) (cpuset.CPUSet, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return cpuset.CPUSet{}, err
-	}
-	list, err := cpuset.Parse(strings.TrimSpace(string(data)))
-	if err != nil {
-		return cpuset.CPUSet{}, fmt.Errorf("%s: %w", path, err)
-	}
-	return list, nil
 }

@@ -10,6 +10,12 @@ SKIP ?=
 HOSTS ?=
 CYCLES ?=
 TOPOLOGY ?=
+COUNT ?=
+PODS ?=
+ONLY ?=
+# skip_env passes SKIP to a script when it was given (even empty), and nothing otherwise: each
+# script then skips what it skips by default (benchmarks, or [Slow] in the guest).
+skip_env = $(if $(filter command line environment,$(origin SKIP)),SKIP='$(SKIP)')
 WHAT ?= kubelet kube-apiserver
 
 .PHONY: help
@@ -21,6 +27,7 @@ help: ## Show this help.
 	@echo "Variables: FORCE=1 (make tree: discard unexported work), VERSION=vX.Y.Z (make rebase),"
 	@echo "           WHAT='kubelet kube-apiserver ...' (make build), FOCUS= / SKIP= (make e2e-node*, e2e-cluster),"
 	@echo "           HOSTS=root@host1,... (make e2e-node-remote), TOPOLOGY=numa2-smt|numa2 (make e2e-node-vm)"
+	@echo "           CYCLES= (make churn), COUNT= / PODS= / ONLY=admission|pod-start (make bench)"
 
 .PHONY: tree
 tree: ## Assemble upstream into _output/kubernetes and apply patches/ (reused when unchanged).
@@ -65,7 +72,11 @@ test: ## Run the tests: assemble, build, upstream unit tests of touched packages
 
 .PHONY: e2e-node
 e2e-node: ## Run the node e2e suite on this machine (root; FOCUS=, SKIP= Ginkgo regexps).
-	@FOCUS='$(FOCUS)' SKIP='$(SKIP)' scripts/e2e-node.sh
+	@FOCUS='$(FOCUS)' $(skip_env) scripts/e2e-node.sh
+
+.PHONY: bench
+bench: tree ## Ratios of what the feature costs, measured in one run: admission, pod start (root; COUNT=, PODS=, ONLY=).
+	@COUNT=$(COUNT) PODS=$(PODS) ONLY=$(ONLY) scripts/bench.sh
 
 .PHONY: churn
 churn: tree ## Pod churn with driver and kubelet restarts on this node, as root (CYCLES=500): leaks must be 0.
@@ -73,16 +84,16 @@ churn: tree ## Pod churn with driver and kubelet restarts on this node, as root 
 
 .PHONY: e2e-node-vm
 e2e-node-vm: ## Run the node e2e suite in a multi-NUMA qemu guest (TOPOLOGY=numa2-smt|numa2; FOCUS=, SKIP=).
-	@TOPOLOGY='$(TOPOLOGY)' FOCUS='$(FOCUS)' SKIP='$(SKIP)' scripts/e2e-node-vm.sh
+	@TOPOLOGY='$(TOPOLOGY)' FOCUS='$(FOCUS)' $(skip_env) scripts/e2e-node-vm.sh
 
 .PHONY: e2e-node-remote
 e2e-node-remote: ## Run the node e2e suite on hosts over ssh: HOSTS=root@host1,root@host2 (binaries are sent).
 	@test -n "$(HOSTS)" || { echo "usage: make e2e-node-remote HOSTS=root@host1[,root@host2...] [SSH_OPTS=...]" >&2; exit 2; }
-	@FOCUS='$(FOCUS)' SKIP='$(SKIP)' scripts/e2e-node-remote.sh '$(HOSTS)'
+	@FOCUS='$(FOCUS)' $(skip_env) scripts/e2e-node-remote.sh '$(HOSTS)'
 
 .PHONY: e2e-cluster
 e2e-cluster: ## Run the cluster e2e specs (e2e.test): on KUBECONFIG=..., or on a kind cluster of their own.
-	@FOCUS='$(FOCUS)' SKIP='$(SKIP)' scripts/e2e-cluster.sh
+	@FOCUS='$(FOCUS)' $(skip_env) scripts/e2e-cluster.sh
 
 .PHONY: kind-image
 kind-image: ## Build the kind node image of the patched build, offline.

@@ -17,7 +17,7 @@
 # installed with apt-get when missing). The suite starts its own containerd on its own socket.
 #
 # Environment:
-#   FOCUS, SKIP    Ginkgo regexps (default: the focus of make e2e-node)
+#   FOCUS, SKIP    Ginkgo regexps (default: those of make e2e-node)
 #   MUST_RUN       regexp of specs that must run, not skip, on every host (junitsummary -must-run)
 #   FEATURE_GATES  the kubelet's and the API server's gates (default PluggableResourceManagement=true)
 #   TIMEOUT        after which the suite fails on a host (default: run-e2e-node.sh's, 24h)
@@ -38,7 +38,7 @@ esac
 IFS=, read -r -a hosts <<<"$1"
 [ ${#hosts[@]} -gt 0 ] || die "no host given"
 FOCUS=${FOCUS:-'\[Feature:PluggableResourceManagement\]|\[Feature:CPUManager\]'}
-SKIP=${SKIP:-}
+SKIP=${SKIP-'\[Benchmark\]'}
 MUST_RUN=${MUST_RUN:-}
 FEATURE_GATES=${FEATURE_GATES-PluggableResourceManagement=true}
 REMOTE_DIR=${REMOTE_DIR:-/var/tmp/e2e-node-remote}

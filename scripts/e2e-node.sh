@@ -10,7 +10,8 @@
 # Environment:
 #   FOCUS   Ginkgo focus regexp (default: the resource manager suite and upstream's CPU Manager
 #           specs, which run against the patched kubelet with the static policy)
-#   SKIP    Ginkgo skip regexp (default: none)
+#   SKIP    Ginkgo skip regexp (default: [Benchmark], the pod start latency benchmark of make bench;
+#           empty: none)
 #   E2E_NODE_DIR  work directory while the suite runs (default /tmp/e2e-node; must not exist)
 #
 # The JUnit XML and the logs (test log, kubelet log, kubelet configs) are kept in
@@ -28,7 +29,7 @@ esac
 
 DEFAULT_FOCUS='\[Feature:PluggableResourceManagement\]|\[Feature:CPUManager\]'
 FOCUS=${FOCUS:-$DEFAULT_FOCUS}
-SKIP=${SKIP:-}
+SKIP=${SKIP-'\[Benchmark\]'}
 need_root
 
 "$ROOT/hack/tree.sh"

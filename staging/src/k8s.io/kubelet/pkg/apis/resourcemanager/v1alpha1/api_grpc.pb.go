@@ -89,7 +89,10 @@ type ResourceDriverClient interface {
 	// to completion when the pod's app containers start, or when a pod's
 	// admission is rolled back (then container_id is empty). The kubelet
 	// frees its own record of the allocation even when this call fails; the
-	// driver learns the truth through the next Sync.
+	// driver learns the truth through the next Sync. Before its next Admit or
+	// AddContainer to a driver, the kubelet sends the driver the removals it
+	// owes it: the CPUs of a removed container may be in that call's
+	// available_cpus. Only a removal that failed may arrive later.
 	RemoveContainer(ctx context.Context, in *RemoveContainerRequest, opts ...grpc.CallOption) (*RemoveContainerResponse, error)
 	// Sync sends every allocation the kubelet holds for this driver. The
 	// kubelet calls it after each registration of the driver (first start,
@@ -178,7 +181,10 @@ type ResourceDriverServer interface {
 	// to completion when the pod's app containers start, or when a pod's
 	// admission is rolled back (then container_id is empty). The kubelet
 	// frees its own record of the allocation even when this call fails; the
-	// driver learns the truth through the next Sync.
+	// driver learns the truth through the next Sync. Before its next Admit or
+	// AddContainer to a driver, the kubelet sends the driver the removals it
+	// owes it: the CPUs of a removed container may be in that call's
+	// available_cpus. Only a removal that failed may arrive later.
 	RemoveContainer(context.Context, *RemoveContainerRequest) (*RemoveContainerResponse, error)
 	// Sync sends every allocation the kubelet holds for this driver. The
 	// kubelet calls it after each registration of the driver (first start,

@@ -46,6 +46,26 @@ info() { printf '    %s\n' "$*" >&2; }
 warn() { printf 'warning: %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# Step times of a long run (make verify, make test, .ci/run), printed at its end: where the time
+# went, in the last lines of a CI log.
+STEP_TIMES=()
+step_start=$SECONDS
+# step_line SECONDS NAME: one line of the step times.
+step_line() { printf '%6ds  %s' "$1" "$2"; }
+# step_done NAME: records the time since the last step_done (or the start) under NAME.
+step_done() {
+  STEP_TIMES+=("$(step_line $((SECONDS - step_start)) "$1")")
+  step_start=$SECONDS
+}
+# print_step_times TITLE: prints the recorded step times under TITLE, and appends them to
+# STEP_TIMES_FILE when it is set (.ci/run prints that file last).
+print_step_times() {
+  [ ${#STEP_TIMES[@]} -gt 0 ] || return 0
+  log "$1"
+  printf '%s\n' "${STEP_TIMES[@]}" >&2
+  [ -z "${STEP_TIMES_FILE:-}" ] || { echo "$1"; printf '%s\n' "${STEP_TIMES[@]}"; } >>"$STEP_TIMES_FILE"
+}
+
 # The host sysctls a kubelet sets when it starts (its kernel tunables and the root keyring quotas).
 # A kubelet run here, or in a kind node (whose /proc/sys is the host's), changes them: the scripts
 # that run one save them first and put them back afterwards.

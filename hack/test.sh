@@ -43,18 +43,19 @@ if [ "${SKIP_E2E_NODE:-}" = 1 ]; then
 else
   "$ROOT/hack/build.sh" kubelet e2e_node.test
 fi
+step_done "assemble the tree, build the kubelet and e2e_node.test"
 
 # Lanes that mostly wait (for pods, kubelet restarts, an emulated CPU) run in the background beside
 # CPU work. Each one's output goes to a log, printed when it ends; whatever fails meanwhile, every
 # lane is waited for (each tears down what it started) and shown.
-declare -A bg_pid=() bg_log=()
+declare -A bg_pid=() bg_log=() bg_started=()
 bg_start() { # NAME LOG COMMAND...: runs COMMAND in the background, its output in LOG
   local name=$1 out=$2
   shift 2
   mkdir -p "$(dirname "$out")"
   log "$name starts in the background (output: $out, printed when it ends)"
   "$@" >"$out" 2>&1 </dev/null &
-  bg_pid[$name]=$! bg_log[$name]=$out
+  bg_pid[$name]=$! bg_log[$name]=$out bg_started[$name]=$SECONDS
 }
 bg_running() { [ -n "${bg_pid[$1]:-}" ] && kill -0 "${bg_pid[$1]}" 2>/dev/null; }
 bg_wait() { # NAME: waits for the lane and prints its output; fails as it failed
@@ -62,11 +63,12 @@ bg_wait() { # NAME: waits for the lane and prints its output; fails as it failed
   [ -n "${bg_pid[$name]:-}" ] || return 0
   wait "${bg_pid[$name]}" || rc=$?
   unset "bg_pid[$name]"
+  STEP_TIMES+=("$(step_line $((SECONDS - ${bg_started[$name]})) "$name (in the background)")")
   log "$name, run in the background, ended (exit $rc); its output:"
   cat "${bg_log[$name]}" >&2
   return $rc
 }
-trap 'for lane in "${!bg_pid[@]}"; do bg_wait "$lane" || true; done' EXIT
+trap 'for lane in "${!bg_pid[@]}"; do bg_wait "$lane" || true; done; print_step_times "make test: the time of each step"' EXIT
 
 # The node e2e suite, in the background while the Go tests run (see the top of this file).
 node_e2e="the node e2e suite"
@@ -106,6 +108,7 @@ if [ ${#integration[@]} -gt 0 ]; then
   printf '    %s\n' "${integration[@]}" >&2
   (cd "$TREE" && PATH="$etcd_dir:$PATH" "${nice_go[@]}" go test "${integration[@]}")
 fi
+step_done "upstream unit and integration tests"
 
 # The fuzz targets the series adds: "dir FuzzName" lines, from the Go test files it adds or changes.
 # A count, not a duration: with a duration, Go 1.26's fuzz coordinator can fail a target with a bare
@@ -124,6 +127,7 @@ else
     # A failing input is written to the package's testdata/fuzz: it stays in the tree for a look.
     (cd "$TREE" && "${nice_go[@]}" go test -run '^$' -fuzz "^$name\$" -fuzztime "$FUZZTIME" "$dir")
   done
+  step_done "fuzz targets"
 fi
 
 log "the project's own tests"
@@ -133,6 +137,7 @@ log "the project's own tests"
 "${nice_go[@]}" "$ROOT/scripts/driver-sanity.sh"
 # The golangci-lint build (its own module): the project's sorted plugin.
 (cd "$ROOT/hack/tools/golangci-lint" && GOWORK=off "${nice_go[@]}" go test ./sorted/...)
+step_done "the project's tests, the driver sanity suite"
 
 vm_lane="the multi-NUMA guest lane"
 if [ "${E2E_NODE_VM:-}" = 1 ]; then
@@ -149,6 +154,7 @@ if [ "${SKIP_KIND:-}" != 1 ] && (. "$ROOT/hack/kind/lib.sh" && docker_available)
     log "the kind node image (scripts/kind-image.sh) and e2e.test, beside the node e2e suite"
     nice -n 19 "$ROOT/scripts/kind-image.sh" >/dev/null
     nice -n 19 "$ROOT/hack/build.sh" e2e.test
+    step_done "the kind node image and e2e.test"
   fi
 fi
 
@@ -156,8 +162,10 @@ if [ "${SKIP_E2E_NODE:-}" = 1 ]; then
   log "the node e2e suite is left out (SKIP_E2E_NODE=1): run make e2e-node"
 elif [ -n "${bg_pid[$node_e2e]:-}" ]; then
   bg_wait "$node_e2e"
+  step_done "waiting for the node e2e suite"
 else
   run_e2e_node
+  step_done "the node e2e suite"
 fi
 
 if [ "${SKIP_KIND:-}" = 1 ]; then
@@ -167,10 +175,12 @@ elif ! $kind_wanted; then
 else
   log "the cluster e2e specs on a kind cluster of their own (scripts/e2e-cluster.sh)"
   env -u KUBECONFIG FOCUS= SKIP= "$ROOT/scripts/e2e-cluster.sh"
+  step_done "the cluster e2e specs (kind)"
 fi
 
 if [ "${E2E_NODE_VM:-}" = 1 ]; then
   bg_wait "$vm_lane"
+  step_done "waiting for the multi-NUMA guest lane"
 else
   log "the multi-NUMA guest lane is left out (E2E_NODE_VM=1 runs it, as CI does): run make e2e-node-vm"
 fi

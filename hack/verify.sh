@@ -35,6 +35,7 @@ if ! apply_series "$TREE"; then
   fail "the series does not apply to upstream $KUBE_VERSION"
   exit 1
 fi
+step_done "assemble upstream, apply the series"
 
 log "checking that export reproduces patches/ and staging/"
 export_series "$TREE" "$work/patches"
@@ -52,7 +53,9 @@ for check in "$VERIFY_D"/*.sh; do
   [ -e "$check" ] || continue
   log "$(basename "$check")"
   TREE=$TREE "$check" || fail "$(basename "$check")"
+  step_done "$(basename "$check")"
 done
+print_step_times "make verify: the time of each step"
 
 if [ $failed -ne 0 ]; then
   $keep && info "the tree is kept in $TREE"

@@ -18,8 +18,8 @@
 #      sanity suite against the example, minimal and e2e test drivers (scripts/driver-sanity.sh);
 #   6. with a Docker engine, the cluster e2e specs (scripts/e2e-cluster.sh: upstream's e2e.test
 #      with the series' specs, on a patched kind cluster built offline, a control plane and two
-#      workers, the example driver); their node image and e2e.test build beside step 3 at nice 19;
-#      SKIP_KIND=1 leaves them out;
+#      workers, the example driver); their node image and e2e.test build beside step 3 at nice 19
+#      when it still runs then (else first thing in step 6); SKIP_KIND=1 leaves them out;
 #   7. with E2E_NODE_VM=1 (CI sets it), the NUMA and SMT specs in the multi-NUMA qemu guest
 #      (scripts/e2e-node-vm.sh, numa2-smt), in the background from the end of step 5: the guest
 #      keeps about one core busy emulating and otherwise waits, as the cluster specs wait on their
@@ -54,7 +54,13 @@ bg_start() { # NAME LOG COMMAND...: runs COMMAND in the background, its output i
   shift 2
   mkdir -p "$(dirname "$out")"
   log "$name starts in the background (output: $out, printed when it ends)"
-  "$@" >"$out" 2>&1 </dev/null &
+  # The lane's own time, from its start to its end (not to the bg_wait that collects it).
+  rm -f "$out.took"
+  (
+    trap 'echo $((SECONDS - lane_start)) >"$out.took"' EXIT
+    lane_start=$SECONDS
+    "$@"
+  ) >"$out" 2>&1 </dev/null &
   bg_pid[$name]=$! bg_log[$name]=$out bg_started[$name]=$SECONDS
 }
 bg_running() { [ -n "${bg_pid[$1]:-}" ] && kill -0 "${bg_pid[$1]}" 2>/dev/null; }
@@ -63,7 +69,9 @@ bg_wait() { # NAME: waits for the lane and prints its output; fails as it failed
   [ -n "${bg_pid[$name]:-}" ] || return 0
   wait "${bg_pid[$name]}" || rc=$?
   unset "bg_pid[$name]"
-  STEP_TIMES+=("$(step_line $((SECONDS - ${bg_started[$name]})) "$name (in the background)")")
+  local took
+  took=$(cat "${bg_log[$name]}.took" 2>/dev/null) || took=$((SECONDS - ${bg_started[$name]}))
+  STEP_TIMES+=("$(step_line "$took" "$name (in the background, from its start to its end)")")
   log "$name, run in the background, ended (exit $rc); its output:"
   cat "${bg_log[$name]}" >&2
   return $rc

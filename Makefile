@@ -111,7 +111,11 @@ kind-down: ## Remove the kind cluster of make kind-up.
 demo: ## A driver-placed pod next to a plain pod, and who got which CPUs (kind, or this node without Docker).
 	@scripts/demo.sh
 
+.PHONY: clean-cache
+clean-cache: ## Empty the build cache outside the checkout (~/.cache/pluggable-rm) and the kind images.
+	@hack/clean-cache.sh
+
 .PHONY: clean
-clean: ## Remove _output/ (the assembled tree and binaries; the Go caches stay).
+clean: ## Remove _output/ (the checkout's tree copy and binaries; the build cache and Go caches stay).
 	@chmod -R u+w _output 2>/dev/null || true
 	@rm -rf _output

@@ -8,10 +8,12 @@
 #
 # The version is the upstream release plus the number of patches, e.g. v1.37.2-rm.3, with the tree's
 # commit id; `BINARY --version` shows it. A binary whose sources, flags and Go did not change since
-# its last build is not rebuilt (applying the same series gives the same commit ids). Heavy: builds run one at a time, using the Go build cache.
+# its last build on this machine is not rebuilt (applying the same series gives the same commit ids):
+# it is kept in the cache outside the checkout (hack/cache.sh). Heavy: builds run one at a time,
+# using the Go build cache.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-case ${1:-} in -h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case ${1:-} in -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(kubelet kube-apiserver)
 
@@ -49,16 +51,34 @@ done
 # Tests are not built with -trimpath: upstream's integration framework locates files by source path.
 tags=selinux,notest,grpcnotrace
 
-# What a binary depends on, as a fingerprint: sources (commit plus any uncommitted edits), flags, Go.
-# Files not yet added to git count too.
+# build_binary DIR: builds target $t into DIR/$t (the cache's build function).
+build_binary() {
+  local dir=$1 cgo=0 start
+  case $t in kubelet | e2e_node.test | e2e.test | resource-test-driver) cgo=1 ;; esac
+  log "building $t $version (cold: several minutes on 2 cores; cached parts are reused)"
+  start=$(date +%s)
+  if [[ $t = *.test ]]; then
+    (cd "$TREE" && CGO_ENABLED=$cgo go test -c -trimpath -o "$dir/$t" -tags "$tags" -ldflags "$ldflags" "$(package_of "$t")")
+  else
+    (cd "$TREE" && CGO_ENABLED=$cgo go build -trimpath -o "$dir/$t" -tags "$tags" -ldflags "$ldflags" "$(package_of "$t")")
+  fi
+  info "built $t in $(($(date +%s) - start))s"
+}
+
+# What a binary depends on, as a fingerprint: sources (commit plus any uncommitted edits), flags, Go
+# and how it is built. Files not yet added to git count too.
 source_id=$({
   echo "$commit"
-  tgit diff HEAD
+  tgit diff --binary HEAD
   (cd "$TREE" && git ls-files -z --others --exclude-standard | xargs -0 -r sha256sum)
   go version
+  (cd "$TREE" && go env GOFLAGS GOEXPERIMENT GOAMD64 CC CGO_CFLAGS CGO_LDFLAGS)
   echo "$ldflags $tags"
+  declare -f build_binary package_of
 } | sha256sum | cut -c1-16)
 
+# Each binary is built once per source and flags on this machine: the cache outside the checkout
+# (hack/cache.sh) keeps it under the key of its sources, flags and Go, and every checkout copies it.
 mkdir -p "$BIN/.stamps"
 for t in "${targets[@]}"; do
   out=$BIN/$t stamp=$BIN/.stamps/$t
@@ -66,18 +86,12 @@ for t in "${targets[@]}"; do
     log "$t $version is up to date"
     continue
   fi
-  cgo=0
-  case $t in kubelet | e2e_node.test | e2e.test | resource-test-driver) cgo=1 ;; esac
-  log "building $t $version (cold: several minutes on 2 cores; cached parts are reused)"
-  start=$(date +%s)
-  rm -f "$stamp"
-  if [[ $t = *.test ]]; then
-    (cd "$TREE" && CGO_ENABLED=$cgo go test -c -trimpath -o "$out" -tags "$tags" -ldflags "$ldflags" "$(package_of "$t")")
-  else
-    (cd "$TREE" && CGO_ENABLED=$cgo go build -trimpath -o "$out" -tags "$tags" -ldflags "$ldflags" "$(package_of "$t")")
-  fi
+  key=$(echo "$source_id $t" | cache_key)
+  entry=$(cached bin "$key" "$t $version" build_binary)
+  rm -f "$stamp" "$out"
+  cp "$entry/$t" "$out.tmp.$$"
+  mv "$out.tmp.$$" "$out"
   echo "$source_id" >"$stamp"
-  info "built $out in $(($(date +%s) - start))s"
 done
 
 for t in "${targets[@]}"; do

@@ -10,12 +10,16 @@
 #   hack/update-openapi-spec.sh  openapi-spec (api/openapi-spec, api/discovery: etcd and a
 #                                kube-apiserver built from the tree, in a private network namespace)
 #
-# Usage: hack/codegen.sh [--only STEP[,STEP...]] [TREE]
+# Usage: hack/codegen.sh [--all] [--only STEP[,STEP...]] [TREE]
 #
 # TREE defaults to $TREE or _output/kubernetes. Each generator first deletes the files it owns, so
 # running this on an up-to-date tree changes nothing (hack/verify.d/20-codegen.sh relies on that).
-# Tools are built into _output/tools (CODEGEN_TOOLS): the generators from the tree's own
-# code-generator and kube-openapi, etcd by hack/install-etcd.sh; protoc is Debian's protobuf-compiler
+# The per-package generators run on the packages the tree changes against its upstream commit and
+# the packages that import them, which finds the same differences as running them on every package
+# (see "Scope" below); --all (or CODEGEN_SCOPE=all) runs them on every package, as upstream.
+# Tools are linked into _output/tools (CODEGEN_TOOLS) from the cache outside the checkout
+# (hack/cache.sh): the generators from the tree's own code-generator and kube-openapi, etcd by
+# hack/install-etcd.sh, kube-apiserver by hack/build.sh; protoc is Debian's protobuf-compiler
 # (installed with apt-get when missing; upstream pins protoc 23.4, the generated files are the same).
 # Clients, listers, informers, register and prerelease-lifecycle code is not generated: the series
 # adds no API type. The Go bindings of the series' gRPC APIs are hack/protobindings.sh's.
@@ -28,21 +32,36 @@ ALL_STEPS=(protobuf deepcopy swagger defaults validation conversions openapi app
 # Tools
 
 # Go programs: built from the tree at the versions its go.mod pins, so a rebase brings the matching
-# generators. `go install` only relinks what changed.
+# generators. They are kept in the cache outside the checkout (hack/cache.sh) under the key of every
+# Go file they are built from (go list -deps) and Go itself; TOOLS/bin links to the entry.
+CODEGEN_TOOL_PKGS=(
+  k8s.io/code-generator/cmd/go-to-protobuf
+  k8s.io/code-generator/cmd/go-to-protobuf/protoc-gen-gogo
+  k8s.io/code-generator/cmd/deepcopy-gen
+  k8s.io/code-generator/cmd/defaulter-gen
+  k8s.io/code-generator/cmd/validation-gen
+  k8s.io/code-generator/cmd/conversion-gen
+  k8s.io/code-generator/cmd/applyconfiguration-gen
+  k8s.io/kube-openapi/cmd/openapi-gen
+  golang.org/x/tools/cmd/goimports
+  ./cmd/genswaggertypedocs
+)
+build_codegen_tools() {
+  log "building the generators from the tree"
+  GOBIN="$1" go install "${CODEGEN_TOOL_PKGS[@]}"
+}
 install_tools() {
-  log "building the generators from the tree into $TOOLS/bin"
+  local key entry t
+  key=$({
+    go version
+    go env GOFLAGS GOEXPERIMENT GOAMD64
+    declare -f build_codegen_tools
+    go list -deps -f '{{if not .Standard}}{{.Dir}}{{end}}' "${CODEGEN_TOOL_PKGS[@]}" | LC_ALL=C sort -u |
+      while read -r d; do (cd "$d" && find . -maxdepth 1 -type f \( -name '*.go' -o -name '*.s' -o -name '*.c' -o -name '*.h' \) -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum); done
+  } | cache_key)
+  entry=$(cached tools "$key" "code generators" build_codegen_tools)
   mkdir -p "$TOOLS/bin"
-  GOBIN="$TOOLS/bin" go install \
-    k8s.io/code-generator/cmd/go-to-protobuf \
-    k8s.io/code-generator/cmd/go-to-protobuf/protoc-gen-gogo \
-    k8s.io/code-generator/cmd/deepcopy-gen \
-    k8s.io/code-generator/cmd/defaulter-gen \
-    k8s.io/code-generator/cmd/validation-gen \
-    k8s.io/code-generator/cmd/conversion-gen \
-    k8s.io/code-generator/cmd/applyconfiguration-gen \
-    k8s.io/kube-openapi/cmd/openapi-gen \
-    golang.org/x/tools/cmd/goimports \
-    ./cmd/genswaggertypedocs
+  for t in "$entry"/*; do ln -sfn "$t" "$TOOLS/bin/${t##*/}"; done
 }
 
 # gogo.proto, which upstream imports from vendor/: the tree has no vendor/, so it comes from the
@@ -88,6 +107,78 @@ tag_pkgs() {
 }
 
 # ---------------------------------------------------------------------------------------------------
+# Scope: the packages whose generated code the tree's changes can change.
+#
+# The generators that write one package's files from that package (protobuf, deepcopy, swagger,
+# defaults, conversions) produce for package X a function of X's Go files, the Go files of the
+# packages X imports (directly or not), the generator and its flags. So when neither X nor anything
+# X imports differs from upstream (committed or not), X's generated files are exactly upstream's:
+# running them on X cannot find a difference the series made. Those generators run on the packages
+# the tree changes and every package that imports one of them (go list -deps), and the files they
+# delete first are those of these packages only. A hand edit of a generated file counts as a change
+# of its package, so it is always in scope. Generators that write one file or tree for all packages
+# (validation with its test fixtures, openapi, applyconfigs, featuregates, fixtures, openapi-spec)
+# run whole. --all (CODEGEN_SCOPE=all) runs every generator on every package, as upstream.
+
+declare -A IN_SCOPE=()
+SCOPE_ALL=false
+
+# compute_scope: fills IN_SCOPE (./DIR keys) from the tree's changes against the upstream commit.
+compute_scope() {
+  local touched candidates dir ip deps d
+  if $SCOPE_ALL || ! git rev-parse -q --verify upstream >/dev/null; then
+    SCOPE_ALL=true
+    info "scope: every package (--all, or no upstream commit to compare with)"
+    return
+  fi
+  mapfile -t touched < <(
+    { git diff --name-only upstream -- '*.go'; git ls-files --others --exclude-standard -- '*.go'; } |
+      xargs -r -n1 dirname | LC_ALL=C sort -u | while read -r d; do [ -d "$d" ] && echo "./$d"; done
+  )
+  declare -A changed=()
+  for d in "${touched[@]}"; do IN_SCOPE[$d]=1; done
+  if [ ${#touched[@]} -gt 0 ]; then
+    while read -r ip; do changed[$ip]=1; done < <(go list -e -f '{{.ImportPath}}' "${touched[@]}" 2>/dev/null)
+  fi
+  # Every package a step could generate for: those with a +k8s: tag or a protobuf package tag.
+  mapfile -t candidates < <(
+    { printf '%s\0' "${ALL_K8S_TAG_FILES[@]}"; git grep --untracked --null -l -e '// +k8s:protobuf-gen=package' -- cmd pkg staging; } |
+      while read -r -d $'\0' f; do echo "./$(dirname "$f")"; done | LC_ALL=C sort -u
+  )
+  while read -r dir ip deps; do
+    if [ -n "${changed[$ip]:-}" ]; then
+      IN_SCOPE[./${dir#"$TREE"/}]=1
+      continue
+    fi
+    for d in $deps; do
+      if [ -n "${changed[$d]:-}" ]; then
+        IN_SCOPE[./${dir#"$TREE"/}]=1
+        break
+      fi
+    done
+  done < <(go list -e -f '{{.Dir}} {{.ImportPath}} {{join .Deps " "}}' "${candidates[@]}" 2>/dev/null)
+  local n=0
+  for d in "${candidates[@]}"; do [ -z "${IN_SCOPE[$d]:-}" ] || n=$((n + 1)); done
+  info "scope: $n of ${#candidates[@]} packages with generated code (the ${#touched[@]} directories the tree changes and the packages importing them; --all for every package)"
+}
+
+# scoped: the ./DIR lines of stdin that are in scope.
+scoped() {
+  local d
+  while read -r d; do
+    if $SCOPE_ALL || [ -n "${IN_SCOPE[./${d#./}]:-}" ]; then echo "$d"; fi
+  done
+}
+
+# scoped_files: the NUL-separated paths of stdin whose directory is in scope, NUL-separated.
+scoped_files() {
+  local f
+  while read -r -d $'\0' f; do
+    if $SCOPE_ALL || [ -n "${IN_SCOPE[./$(dirname "$f")]:-}" ]; then printf '%s\0' "$f"; fi
+  done
+}
+
+# ---------------------------------------------------------------------------------------------------
 # Steps. Each mirrors the function or script of upstream named in its comment: same inputs, same
 # flags, same files deleted first.
 
@@ -101,9 +192,16 @@ step_protobuf() {
       while read -r -d $'\0' f; do dirname "$f"; done |
       sed 's|^|k8s.io/kubernetes/|;s|k8s.io/kubernetes/staging/src/||' | sort -u
   )
-  info "${#apis[@]} packages, $(protoc --version) (upstream pins 23.4)"
+  # Packages out of scope are read for their types but not generated ("-" prefix).
+  local ip dir n=0
+  for i in "${!apis[@]}"; do
+    ip=${apis[$i]}
+    case $ip in k8s.io/kubernetes/*) dir=./${ip#k8s.io/kubernetes/} ;; *) dir=./staging/src/$ip ;; esac
+    if [ -n "$(echo "$dir" | scoped)" ]; then n=$((n + 1)); else apis[i]=-$ip; fi
+  done
+  info "$n of ${#apis[@]} packages, $(protoc --version) (upstream pins 23.4)"
   git_find -z ':(glob)**/generated.proto' ':(glob)**/generated.pb.go' ':(glob)**/generated.protomessage.pb.go' |
-    xargs -0 rm -f
+    scoped_files | xargs -0 -r rm -f
   go-to-protobuf \
     -v "$KUBE_VERBOSE" \
     --go-header-file "$TREE/$BOILERPLATE" \
@@ -117,9 +215,10 @@ step_protobuf() {
 # codegen::deepcopy
 step_deepcopy() {
   local pkgs
-  mapfile -t pkgs < <(tag_pkgs '+k8s:deepcopy-gen=' "${ALL_K8S_TAG_FILES[@]}")
+  mapfile -t pkgs < <(tag_pkgs '+k8s:deepcopy-gen=' "${ALL_K8S_TAG_FILES[@]}" | scoped)
   info "${#pkgs[@]} packages"
-  git_find -z ':(glob)**/zz_generated.deepcopy.go' | xargs -0 rm -f
+  [ ${#pkgs[@]} -gt 0 ] || return 0
+  git_find -z ':(glob)**/zz_generated.deepcopy.go' | scoped_files | xargs -0 -r rm -f
   deepcopy-gen \
     -v "$KUBE_VERBOSE" \
     --go-header-file "$BOILERPLATE" \
@@ -142,10 +241,12 @@ step_swagger() {
     done
   )
   info "${#gvs[@]} group versions"
-  git_find -z ':(glob)**/types_swagger_doc_generated.go' | xargs -0 rm -f
-  local line gv dir tmp
+  git_find -z ':(glob)**/types_swagger_doc_generated.go' | scoped_files | xargs -0 -r rm -f
+  local line gv dir tmp n=0
   for line in "${gvs[@]}"; do
     gv=${line%% *} dir=${line#* }
+    [ -n "$(echo "./$dir" | scoped)" ] || continue
+    n=$((n + 1))
     tmp=$(mktemp "${TMPDIR:-/tmp}/types_swagger_doc_generated.XXXXXX.go")
     {
       cat "$BOILERPLATE"
@@ -173,14 +274,16 @@ EOF
     cat "$tmp" >"$dir/types_swagger_doc_generated.go"
     rm -f "$tmp"
   done
+  info "$n in scope"
 }
 
 # codegen::defaults
 step_defaults() {
   local pkgs
-  mapfile -t pkgs < <(tag_pkgs '+k8s:defaulter-gen=' "${ALL_K8S_TAG_FILES[@]}")
+  mapfile -t pkgs < <(tag_pkgs '+k8s:defaulter-gen=' "${ALL_K8S_TAG_FILES[@]}" | scoped)
   info "${#pkgs[@]} packages"
-  git_find -z ':(glob)**/zz_generated.defaults.go' | xargs -0 rm -f
+  [ ${#pkgs[@]} -gt 0 ] || return 0
+  git_find -z ':(glob)**/zz_generated.defaults.go' | scoped_files | xargs -0 -r rm -f
   defaulter-gen \
     -v "$KUBE_VERBOSE" \
     --go-header-file "$BOILERPLATE" \
@@ -217,9 +320,10 @@ step_validation() {
 # codegen::conversions
 step_conversions() {
   local pkgs
-  mapfile -t pkgs < <(tag_pkgs '^// *+k8s:conversion-gen=' "${ALL_K8S_TAG_FILES[@]}")
+  mapfile -t pkgs < <(tag_pkgs '^// *+k8s:conversion-gen=' "${ALL_K8S_TAG_FILES[@]}" | scoped)
   info "${#pkgs[@]} packages"
-  git_find -z ':(glob)**/zz_generated.conversion.go' | xargs -0 rm -f
+  [ ${#pkgs[@]} -gt 0 ] || return 0
+  git_find -z ':(glob)**/zz_generated.conversion.go' | scoped_files | xargs -0 -r rm -f
   conversion-gen \
     -v "$KUBE_VERBOSE" \
     --go-header-file "$BOILERPLATE" \
@@ -385,10 +489,14 @@ step_openapi_spec() {
   apt_install jq jq
   apt_install curl curl
   apt_install openssl openssl
-  info "building etcd and kube-apiserver"
+  info "etcd and kube-apiserver (hack/install-etcd.sh, hack/build.sh: built once, then reused)"
   cp "$(TREE=$TREE "$ROOT/hack/install-etcd.sh")/etcd" "$TOOLS/bin/etcd"
-  # The tags and flags of upstream's builds (hack/lib/golang.sh); kube-apiserver is built without cgo.
-  CGO_ENABLED=0 go build -tags selinux,notest,grpcnotrace -ldflags='-s -w' -o "$TOOLS/bin/kube-apiserver" ./cmd/kube-apiserver
+  # hack/build.sh's kube-apiserver (upstream's tags, without cgo), the very binary the kind node
+  # image carries: built once for both, from the tree as the earlier steps left it.
+  # With the caller's GOFLAGS (not this script's -trimpath, which build.sh adds itself), so that
+  # the binary's key is make build's.
+  GOFLAGS=$CALLER_GOFLAGS TREE=$TREE "$ROOT/hack/build.sh" kube-apiserver >&2
+  cp "$BIN/kube-apiserver" "$TOOLS/bin/kube-apiserver"
 
   SPEC_TMP=$(mktemp -d "${TMPDIR:-/tmp}/codegen-openapi.XXXXXX")
   export TREE CODEGEN_TOOLS=$TOOLS
@@ -422,7 +530,8 @@ steps=("${ALL_STEPS[@]}")
 tree_arg=""
 while [ $# -gt 0 ]; do
   case $1 in
-  -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  --all) SCOPE_ALL=true; shift ;;
   --only)
     [ $# -ge 2 ] || die "--only needs a list of steps (see --help)"
     IFS=, read -r -a steps <<<"$2"
@@ -454,6 +563,7 @@ unset GREP_OPTIONS
 unset GOWORK GOBIN
 # As upstream's release builds: no local paths in what is built, so trees at other places (verify's
 # scratch tree) share the build cache and the tools.
+CALLER_GOFLAGS=${GOFLAGS:-}
 export GOFLAGS="${GOFLAGS:-} -trimpath"
 export PATH="$TOOLS/bin:$PATH"
 
@@ -463,6 +573,8 @@ log "generating code in $TREE: ${steps[*]}"
 total_start=$(date +%s)
 install_tools
 find_tagged_files
+[ "${CODEGEN_SCOPE:-}" != all ] || SCOPE_ALL=true
+compute_scope
 for step in "${ALL_STEPS[@]}"; do
   [[ " ${steps[*]} " == *" $step "* ]] || continue
   log "$step"

@@ -23,6 +23,8 @@ UPSTREAM_SRC=${UPSTREAM_SRC:-}
 
 # shellcheck source=upstream.env
 . "$PIN_FILE"
+# shellcheck source=cache.sh
+. "$ROOT/hack/cache.sh"
 
 # Identity and date of the synthetic "upstream" commit: fixed, so that assembling the same release
 # twice gives the same commit id (and rebases compare like with like).
@@ -53,9 +55,45 @@ step_start=$SECONDS
 # step_line SECONDS NAME: one line of the step times.
 step_line() { printf '%6ds  %s' "$1" "$2"; }
 # step_done NAME: records the time since the last step_done (or the start) under NAME.
+step_start_epoch=$(date +%s)
 step_done() {
   STEP_TIMES+=("$(step_line $((SECONDS - step_start)) "$1")")
+  step_span "$step_start_epoch" "$(date +%s)" "${STEP_PREFIX:-}$1"
   step_start=$SECONDS
+  step_start_epoch=$(date +%s)
+}
+
+# step_span START END NAME: appends a step's span (seconds since the epoch) to STEP_SPANS_FILE when
+# it is set: .ci/run prints them all as one table, with the critical path marked (print_spans).
+step_span() {
+  [ -z "${STEP_SPANS_FILE:-}" ] || printf '%s %s %s\n' "$1" "$2" "$3" >>"$STEP_SPANS_FILE"
+}
+
+# print_spans FILE: the steps of FILE (step_span's lines) in the order they started, each with its
+# start and end (minutes:seconds from the first start) and its time; the critical path is marked
+# "*": the step that ended last, then the one that ended last before that one started, and so on
+# (a step that ran beside it, in the background, is off the path).
+print_spans() {
+  [ -s "$1" ] || return 0
+  LC_ALL=C sort -n -k1,1 -k2,2 "$1" | awk '
+    function mmss(s) { return sprintf("%3d:%02d", int(s / 60), s % 60) }
+    { start[NR] = $1; end[NR] = $2; $1 = ""; $2 = ""; sub(/^  /, ""); name[NR] = $0
+      if (NR == 1 || start[NR] < t0) t0 = start[NR] }
+    END {
+      # Walk back from the end: the latest-ending step that ended before the current one started
+      # (1 s slack for rounding) is the one it waited for.
+      cur = 0
+      for (i = 1; i <= NR; i++) if (cur == 0 || end[i] > end[cur]) cur = i
+      while (cur) {
+        crit[cur] = 1; best = 0
+        for (i = 1; i <= NR; i++)
+          if (i != cur && !crit[i] && end[i] <= start[cur] + 1 && (best == 0 || end[i] > end[best])) best = i
+        cur = best
+      }
+      printf "  start    end   took  step (* on the critical path)\n"
+      for (i = 1; i <= NR; i++)
+        printf "%s %s %6ds %s %s\n", mmss(start[i] - t0), mmss(end[i] - t0), end[i] - start[i], crit[i] ? "*" : " ", name[i]
+    }'
 }
 # print_step_times TITLE: prints the recorded step times under TITLE, and appends them to
 # STEP_TIMES_FILE when it is set (.ci/run prints that file last).
@@ -147,7 +185,9 @@ go_tool_build() {
     command -v go >/dev/null || die "go is not on PATH (needed to build $1)"
     info "building ${out##*/} ($1)"
     mkdir -p "$(dirname "$out")"
-    (cd "$ROOT" && CGO_ENABLED=0 go build -o "$out" "./$1") >&2
+    # Under a temporary name, then renamed: make verify and make test may build it at once.
+    (cd "$ROOT" && CGO_ENABLED=0 go build -o "$out.tmp.$$" "./$1") >&2
+    mv -f "$out.tmp.$$" "$out"
   fi
   printf '%s\n' "$out"
 }
@@ -277,6 +317,8 @@ init_tree_repo() {
   # upstream's .gitattributes (some test data has CRLF endings).
   mkdir -p "$TREE/.git/info"
   echo '* -text' >"$TREE/.git/info/attributes"
+  # The cache's marker files of a tree kept in the cache (hack/cache.sh) are not the tree's.
+  echo '/.prm-*' >>"$TREE/.git/info/exclude"
 }
 
 # apply_series DIR [git-am options]: applies every patch to the repository DIR, one `git am` each so
@@ -329,4 +371,103 @@ run_upstream_check() {
 series_package_dirs() {
   git -C "$TREE" diff --name-only --diff-filter=d upstream..HEAD -- '*.go' |
     while read -r f; do echo "./$(dirname "$f")"; done | LC_ALL=C sort -u
+}
+
+# ---------------------------------------------------------------------------------------------------
+# Trees in the cache (hack/cache.sh). Two kinds: "upstream" (the assembled release, one "upstream"
+# commit; key: the release and the code that assembles it) and "series" (the series applied on it;
+# key: the upstream key, the pin and every patch). A tree entry is checked by git, not by a
+# manifest: its HEAD is the one recorded when it was made, and nothing tracked differs from it.
+
+tree_entry_valid() {
+  local dir=$1
+  [ -n "$(cat "$dir/.git/prm-entry-head" 2>/dev/null)" ] || return 1
+  [ "$(git -C "$dir" rev-parse HEAD 2>/dev/null)" = "$(cat "$dir/.git/prm-entry-head")" ] || return 1
+  [ -z "$(git -C "$dir" status --porcelain --untracked-files=normal 2>/dev/null)" ]
+}
+
+# upstream_key: the key of the assembled upstream tree: the release, the code that assembles it
+# and, for the tooling's tests, the files of UPSTREAM_SRC.
+upstream_key() {
+  {
+    echo "$KUBE_VERSION $STAGING_VERSION"
+    declare -f assemble_upstream commit_upstream init_tree_repo module_dir staging_version_for
+    if [ -n "$UPSTREAM_SRC" ]; then
+      (cd "$UPSTREAM_SRC/$KUBE_VERSION" 2>/dev/null && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum)
+    fi
+  } | cache_key
+}
+
+# series_key: the key of the series applied on upstream.
+series_key() { { upstream_key; series_fingerprint; declare -f apply_series; } | cache_key; }
+
+build_upstream_entry() { # DIR
+  local TREE=$1 commit
+  log "assembling upstream $KUBE_VERSION (the Go module proxy: a few minutes cold)"
+  init_tree_repo
+  assemble_upstream "$KUBE_VERSION" "$TREE"
+  commit=$(commit_upstream "$TREE" "$KUBE_VERSION")
+  git -C "$TREE" update-ref refs/heads/series "$commit"
+  git -C "$TREE" tag -f upstream "$commit" >/dev/null
+  git -C "$TREE" reset --quiet "$commit"
+  git -C "$TREE" rev-parse HEAD >"$TREE/.git/prm-entry-head"
+}
+
+build_series_entry() { # DIR
+  local dir=$1 up
+  up=$(upstream_entry)
+  log "applying $(series_files | wc -l) patches onto upstream $KUBE_VERSION"
+  cp -a "$up/." "$dir/"
+  rm -f "$dir"/.prm-*
+  apply_series "$dir" || return 1
+  git -C "$dir" rev-parse HEAD >"$dir/.git/prm-entry-head"
+}
+
+# upstream_entry / series_entry: the cached tree's path, made when missing.
+upstream_entry() { cached upstream "$(upstream_key)" "upstream tree $KUBE_VERSION" build_upstream_entry tree_entry_valid; }
+series_entry() { cached series "$(series_key)" "series tree ($(series_files | wc -l) patches on $KUBE_VERSION)" build_series_entry tree_entry_valid; }
+
+# copy_tree ENTRY DEST: a working copy of a cached tree at DEST (which must not exist), with the
+# same files, commits and file times.
+copy_tree() {
+  cp -a "$1" "$2.tmp.$$"
+  rm -f "$2.tmp.$$"/.prm-* "$2.tmp.$$/.git/prm-entry-head"
+  mv -T "$2.tmp.$$" "$2"
+}
+
+# test_tree: where to run the tree's tests: the cached series tree, when $TREE is exactly that
+# tree (no local commits or edits), so that every checkout runs them at one path with the same file
+# times and Go's test cache serves results whose inputs did not change; $TREE otherwise.
+test_tree() {
+  local dir key
+  key=$(series_key)
+  dir=$(cache_path series "$key")
+  if [ "$(stamp_value fingerprint)" = "$(series_fingerprint)" ] && ! tree_has_local_work &&
+    [ "${PRM_CACHE_OFF:-}" != 1 ] && [ -f "$dir/.prm-complete" ] &&
+    [ "$(git -C "$dir" rev-parse HEAD 2>/dev/null)" = "$(tgit rev-parse HEAD)" ] && tree_entry_valid "$dir"; then
+    printf '%s\n' "$dir"
+  else
+    printf '%s\n' "$TREE"
+  fi
+}
+
+# series_test_dirs: ./DIR of every package whose upstream tests make test runs: those with Go files
+# the series adds or changes, plus hack/test-packages.txt (packages the series affects without
+# editing them); test/e2e_node is a suite that starts services, run by scripts/e2e-node.sh instead.
+series_test_dirs() {
+  {
+    tgit diff --name-only --diff-filter=AMR upstream..HEAD -- '*.go' | xargs -r -n1 dirname
+    sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d' "$ROOT/hack/test-packages.txt"
+  } | LC_ALL=C sort -u | while read -r d; do
+    # A directory the series removed entirely, or one without Go files, has nothing to test.
+    [ "$d" != test/e2e_node ] || continue
+    compgen -G "$TREE/$d/*.go" >/dev/null && echo "./$d"
+  done
+}
+
+# series_fuzz_targets: "./DIR FuzzName" for each fuzz target in the Go test files the series adds
+# or changes.
+series_fuzz_targets() {
+  tgit diff --name-only --diff-filter=AMR upstream..HEAD -- '*_test.go' |
+    while read -r f; do sed -n "s|^func \(Fuzz[A-Za-z0-9_]*\)(f \*testing\.F).*|./$(dirname "$f") \1|p" "$TREE/$f"; done
 }

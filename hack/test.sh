@@ -48,7 +48,7 @@ step_done "assemble the tree, build the kubelet and e2e_node.test"
 # Lanes that mostly wait (for pods, kubelet restarts, an emulated CPU) run in the background beside
 # CPU work. Each one's output goes to a log, printed when it ends; whatever fails meanwhile, every
 # lane is waited for (each tears down what it started) and shown.
-declare -A bg_pid=() bg_log=() bg_started=()
+declare -A bg_pid=() bg_log=() bg_started=() bg_epoch=()
 bg_start() { # NAME LOG COMMAND...: runs COMMAND in the background, its output in LOG
   local name=$1 out=$2
   shift 2
@@ -61,7 +61,7 @@ bg_start() { # NAME LOG COMMAND...: runs COMMAND in the background, its output i
     lane_start=$SECONDS
     "$@"
   ) >"$out" 2>&1 </dev/null &
-  bg_pid[$name]=$! bg_log[$name]=$out bg_started[$name]=$SECONDS
+  bg_pid[$name]=$! bg_log[$name]=$out bg_started[$name]=$SECONDS bg_epoch[$name]=$(date +%s)
 }
 bg_running() { [ -n "${bg_pid[$1]:-}" ] && kill -0 "${bg_pid[$1]}" 2>/dev/null; }
 bg_wait() { # NAME: waits for the lane and prints its output; fails as it failed
@@ -72,6 +72,7 @@ bg_wait() { # NAME: waits for the lane and prints its output; fails as it failed
   local took
   took=$(cat "${bg_log[$name]}.took" 2>/dev/null) || took=$((SECONDS - ${bg_started[$name]}))
   STEP_TIMES+=("$(step_line "$took" "$name (in the background, from its start to its end)")")
+  step_span "${bg_epoch[$name]}" "$((${bg_epoch[$name]} + took))" "${STEP_PREFIX:-}$name (in the background)"
   log "$name, run in the background, ended (exit $rc); its output:"
   cat "${bg_log[$name]}" >&2
   return $rc
@@ -91,30 +92,25 @@ else
   nice_go=()
 fi
 
-# Packages with Go files the series adds or changes, as directories of the tree.
-mapfile -t pkgs < <(
-  {
-    tgit diff --name-only --diff-filter=AMR upstream..HEAD -- '*.go' | xargs -r -n1 dirname
-    sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d' "$ROOT/hack/test-packages.txt"
-  } | LC_ALL=C sort -u | while read -r d; do
-    # A directory the series removed entirely, or one without Go files, has nothing to test.
-    [ "$d" != test/e2e_node ] || continue
-    compgen -G "$TREE/$d/*.go" >/dev/null && echo "./$d"
-  done
-)
+# Packages with Go files the series adds or changes, and those of hack/test-packages.txt.
+mapfile -t pkgs < <(series_test_dirs)
 # Upstream's integration tests (test/integration/...) start etcd from PATH.
 etcd_dir=$("$ROOT/hack/install-etcd.sh")
 unit=() integration=()
 for p in "${pkgs[@]}"; do
   case $p in ./test/integration/*) integration+=("$p") ;; *) unit+=("$p") ;; esac
 done
-log "upstream unit tests of ${#unit[@]} packages the series touches"
+# Where they run: the cached series tree when $TREE is exactly that (hack/lib.sh, test_tree), so
+# that every checkout on this machine runs them at one path with the same file times, and Go's test
+# cache answers for those whose inputs did not change ("(cached)"); $TREE when it has local work.
+test_dir=$(test_tree)
+log "upstream unit tests of ${#unit[@]} packages the series touches (in $test_dir)"
 printf '    %s\n' "${unit[@]}" >&2
-(cd "$TREE" && GOFLAGS="${GOFLAGS:-} -trimpath" "${nice_go[@]}" go test "${unit[@]}")
+(cd "$test_dir" && GOFLAGS="${GOFLAGS:-} -trimpath" "${nice_go[@]}" go test "${unit[@]}")
 if [ ${#integration[@]} -gt 0 ]; then
   log "upstream integration tests of ${#integration[@]} packages the series touches"
   printf '    %s\n' "${integration[@]}" >&2
-  (cd "$TREE" && PATH="$etcd_dir:$PATH" "${nice_go[@]}" go test "${integration[@]}")
+  (cd "$test_dir" && PATH="$etcd_dir:$PATH" "${nice_go[@]}" go test "${integration[@]}")
 fi
 step_done "upstream unit and integration tests"
 
@@ -123,8 +119,7 @@ step_done "upstream unit and integration tests"
 # "context deadline exceeded" when its workers are slow to stop at the deadline on busy cores
 # (go.dev/issue/75804, fixed in Go 1.27). 100000 inputs take 8 to 40 s per target here.
 FUZZTIME=${FUZZTIME:-100000x}
-mapfile -t fuzzers < <(tgit diff --name-only --diff-filter=AMR upstream..HEAD -- '*_test.go' |
-  while read -r f; do sed -n "s|^func \(Fuzz[A-Za-z0-9_]*\)(f \*testing\.F).*|./$(dirname "$f") \1|p" "$TREE/$f"; done)
+mapfile -t fuzzers < <(series_fuzz_targets)
 if [ "$FUZZTIME" = 0 ]; then
   log "the ${#fuzzers[@]} fuzz targets of the series are left out (FUZZTIME=0)"
 else

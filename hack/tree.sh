@@ -5,8 +5,9 @@
 #
 # The tree is a git repository: its first commit (tag "upstream") is k8s.io/kubernetes at the pinned
 # version (hack/upstream.env) with every staging module from the Go module proxy; on top, one commit
-# per patch of patches/. Re-running reuses the tree when neither the pin nor the series changed, and
-# re-applies the series (without downloading again) when only the series changed.
+# per patch of patches/. Re-running reuses the tree when neither the pin nor the series changed.
+# Both the assembled upstream and the series applied on it are kept in the cache outside the
+# checkout (hack/cache.sh), keyed by the release and the patches: a new checkout copies them.
 #
 # A tree with commits or edits that are not in patches/ is never thrown away: export them first
 # (make export), or pass --force to discard them.
@@ -21,8 +22,6 @@ for arg in "$@"; do
   esac
 done
 
-upstream_subject="upstream: k8s.io/kubernetes $KUBE_VERSION"
-
 if [ -d "$TREE/.git" ]; then
   if [ "$(stamp_value fingerprint)" = "$(series_fingerprint)" ]; then
     log "tree $TREE is up to date with $KUBE_VERSION and $(series_files | wc -l) patches: nothing to do"
@@ -33,31 +32,15 @@ if [ -d "$TREE/.git" ]; then
     die "$TREE has commits or edits that are not in patches/.
   Export them first (make export), or discard them (make tree FORCE=1)."
   fi
-  if [ "$(tgit log -1 --format=%s upstream 2>/dev/null)" = "$upstream_subject" ]; then
-    log "series changed: re-applying $(series_files | wc -l) patches onto upstream $KUBE_VERSION"
-    tgit am --abort >/dev/null 2>&1 || true
-    tgit reset --quiet --hard upstream
-    tgit clean -fdxq
-    apply_series "$TREE" || die "the series does not apply to $KUBE_VERSION; the tree stops at the failing patch"
-    write_stamp
-    log "tree ready: $TREE ($(tgit rev-list --count upstream..HEAD) patches on $KUBE_VERSION)"
-    exit 0
-  fi
-  log "pin changed: assembling a new tree"
-  rm -rf "$TREE"
 fi
 
-log "assembling upstream $KUBE_VERSION into $TREE"
-rm -rf "$TREE.tmp"
-assemble_upstream "$KUBE_VERSION" "$TREE.tmp"
-mv "$TREE.tmp" "$TREE"
-init_tree_repo
-log "committing upstream (tag: upstream)"
-commit=$(commit_upstream "$TREE" "$KUBE_VERSION")
-tgit update-ref refs/heads/series "$commit"
-tgit tag -f upstream "$commit" >/dev/null
-tgit reset --quiet "$commit"
-log "applying $(series_files | wc -l) patches"
-apply_series "$TREE" || die "the series does not apply to $KUBE_VERSION; the tree stops at the failing patch"
+# The series applied on upstream, from the cache (hack/cache.sh): assembled and applied only when
+# no run on this machine did it before for the same release and patches.
+entry=$(series_entry)
+log "copying the series tree into $TREE"
+chmod -R u+w "$TREE" 2>/dev/null || true
+rm -rf "$TREE"
+mkdir -p "$(dirname "$TREE")"
+copy_tree "$entry" "$TREE"
 write_stamp
 log "tree ready: $TREE ($(tgit rev-list --count upstream..HEAD) patches on $KUBE_VERSION)"

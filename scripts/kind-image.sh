@@ -38,12 +38,39 @@ mkdir -p "$images"
 OCIIMAGE=$(project_tool ociimage)
 IMAGEARCHIVE=$(project_tool imagearchive)
 
-log "images for kubeadm $version (etcd, coredns, pause, kube-proxy) and the demo (busybox)"
 etcd_image=registry.k8s.io/etcd:$(kubeadm_constant DefaultEtcdVersion)
 coredns_version=$(kubeadm_constant CoreDNSVersion)
 coredns_image=registry.k8s.io/coredns/coredns:$coredns_version
 etcd_dir=$("$ROOT/hack/install-etcd.sh")
 coredns=$(go_tool coredns "github.com/coredns/coredns@$coredns_version")
+apt_install /usr/sbin/nft nftables
+apt_install /usr/sbin/xtables-legacy-multi iptables
+apt_install /bin/busybox busybox-static
+command -v gcc >/dev/null || die "gcc is not on PATH (Debian: apt-get install gcc libc6-dev)"
+
+# The node image is named after the version and a hash of every input: the binaries, the images'
+# programs and the host packages they take files from, the code that builds them, the base image
+# and kind. When the Docker engine has it, nothing below is built again.
+inputs=$({
+  for b in kubeadm kubelet kubectl kube-apiserver kube-controller-manager kube-scheduler kube-proxy; do
+    sha256sum "$BIN/$b" | sed "s|$BIN/||"
+  done
+  sha256sum "$etcd_dir/etcd" "$coredns" | sed -e "s|$etcd_dir/||" -e "s|$coredns|coredns|"
+  echo "$version $BASE $KIND_VERSION $etcd_image $coredns_image $(gcc -dumpfullversion)"
+  dpkg-query -W -f '${Package} ${Version}\n' nftables iptables busybox-static libc6 libnftables1 libxtables12 2>/dev/null || true
+  (cd "$ROOT" && find scripts/kind-image.sh hack/kind/lib.sh e2e-node/images.sh e2e-node/lib.sh hack/tools/ociimage \
+    hack/tools/imagearchive -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+  sha256sum "$TREE/build/pause/linux/pause.c" "$TREE/test/utils/image/manifest.go" | sed "s|$TREE/||"
+} | sha256sum | cut -c1-10)
+NODE=$NODE_IMAGE_REPO:$tag-$inputs
+if docker image inspect "$NODE" >/dev/null 2>&1; then
+  log "kind node image $NODE is up to date"
+  info "cache: reused kind node image (key $inputs)"
+  echo "$NODE"
+  exit 0
+fi
+
+log "images for kubeadm $version (etcd, coredns, pause, kube-proxy) and the demo (busybox)"
 "$OCIIMAGE" -name "$etcd_image" -out "$images/etcd.tar" -file "$etcd_dir/etcd=/usr/local/bin/etcd" \
   -symlink /usr/local/bin/etcd=/usr/bin/etcd -dir /var/lib/etcd -dir /tmp >/dev/null
 "$OCIIMAGE" -name "$coredns_image" -out "$images/coredns.tar" -file "$coredns=/coredns" -entrypoint /coredns >/dev/null
@@ -57,8 +84,6 @@ busybox_tar=$(ls "$ROOT"/_output/e2e/images/registry.k8s.io_e2e-test-images_busy
 # binaries with their libraries, and the libraries of iptables' extensions, which it loads at run
 # time (the statistic match, which spreads a Service over several endpoints, needs libm: without
 # it every rule sync fails and a Service with two endpoints, such as kube-dns, answers nothing).
-apt_install /usr/sbin/nft nftables
-apt_install /usr/sbin/xtables-legacy-multi iptables
 proxy_args=(-file /usr/sbin/nft=/usr/sbin/nft -file /usr/sbin/xtables-legacy-multi=/usr/sbin/xtables-legacy-multi
   -file "$(readlink -f /lib64/ld-linux-x86-64.so.2)=/lib64/ld-linux-x86-64.so.2")
 for lib in $({ ldd /usr/sbin/nft; ldd /usr/sbin/xtables-legacy-multi; ldd /usr/lib/x86_64-linux-gnu/xtables/*.so; } |
@@ -97,14 +122,6 @@ placeholders=$(grep -ho 'docker.io/kindest/[a-z-]*:v[0-9a-f-]*' "$(kind_src)"/pk
 tar -C "$work" -cf - kubernetes | gzip -1 >"$KIND_OUT/kubernetes-server-linux-amd64.tar.gz"
 info "$KIND_OUT/kubernetes-server-linux-amd64.tar.gz ($(du -h "$KIND_OUT/kubernetes-server-linux-amd64.tar.gz" | cut -f1))"
 
-# The node image is named after the version and a hash of its inputs, and reused.
-inputs=$({ sha256sum "$sb"/*; echo "$version $BASE $KIND_VERSION"; } | sed "s|$sb/||" | sha256sum | cut -c1-10)
-NODE=$NODE_IMAGE_REPO:$tag-$inputs
-if docker image inspect "$NODE" >/dev/null 2>&1; then
-  log "kind node image $NODE is up to date"
-  echo "$NODE"
-  exit 0
-fi
 decide_docker_shim "$BASE"
 log "kind build node-image $NODE (base $BASE)"
 before=$(ls -d /tmp/k8s-tar-extract-* 2>/dev/null || true)
@@ -124,4 +141,5 @@ for old in $(docker images --format '{{.Repository}}:{{.Tag}}' "$NODE_IMAGE_REPO
   [ "$old" = "$NODE" ] || docker rmi "$old" >/dev/null 2>&1 || true
 done
 info "node image $NODE"
+info "cache: built kind node image (key $inputs)"
 echo "$NODE"

@@ -20,14 +20,22 @@ kind_src() { printf '%s\n' "$(go env GOMODCACHE)/sigs.k8s.io/kind@$KIND_VERSION"
 
 # go_tool NAME MODULE@VERSION [PACKAGE]: installs a Go command into $KIND_BIN once.
 go_tool() {
-  local name=$1 module=$2 pkg=${3:-${2%@*}}
+  local name=$1 module=$2 pkg=${3:-${2%@*}} key entry
   if [ ! -x "$KIND_BIN/$name" ]; then
-    info "installing $name ($pkg@${module##*@})"
+    # Built once per machine: kept in the cache outside the checkout (hack/cache.sh), keyed by the
+    # module version and Go.
+    key=$({ echo "$name $pkg@${module##*@}"; go version; declare -f build_go_tool; } | cache_key)
+    entry=$(GO_TOOL_NAME=$name GO_TOOL_PKG="$pkg@${module##*@}" cached tools "$key" "$name ($pkg@${module##*@})" build_go_tool)
     mkdir -p "$KIND_BIN"
-    GOBIN=$KIND_BIN CGO_ENABLED=0 go install -trimpath "$pkg@${module##*@}" >&2 ||
-      die "go install $pkg@${module##*@} failed"
+    cp "$entry/$name" "$KIND_BIN/$name.tmp.$$"
+    mv "$KIND_BIN/$name.tmp.$$" "$KIND_BIN/$name"
   fi
   printf '%s\n' "$KIND_BIN/$name"
+}
+build_go_tool() {
+  info "installing $GO_TOOL_NAME ($GO_TOOL_PKG)"
+  GOBIN=$1 CGO_ENABLED=0 go install -trimpath "$GO_TOOL_PKG" || die "go install $GO_TOOL_PKG failed"
+  [ -x "$1/$GO_TOOL_NAME" ] || die "go install $GO_TOOL_PKG made no $GO_TOOL_NAME"
 }
 
 kind_cmd() { go_tool kind "sigs.k8s.io/kind@$KIND_VERSION"; }

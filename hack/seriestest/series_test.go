@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // env is one isolated copy of the tooling's inputs and outputs.
@@ -22,6 +23,7 @@ type env struct {
 	patches  string
 	staging  string
 	verifyD  string // the checks verify.sh runs; empty: none
+	cache    string // PRM_CACHE: the build cache of this copy alone
 }
 
 func newEnv(t *testing.T) *env {
@@ -40,6 +42,7 @@ func newEnv(t *testing.T) *env {
 		tree:     filepath.Join(dir, "tree"),
 		patches:  filepath.Join(dir, "patches"),
 		staging:  filepath.Join(dir, "staging"),
+		cache:    filepath.Join(dir, "cache"),
 	}
 	for _, d := range []string{e.patches, e.staging} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -85,7 +88,7 @@ func (e *env) run(script string, args ...string) (string, bool) {
 	cmd := exec.Command(filepath.Join(e.hack, script), args...)
 	cmd.Env = append(os.Environ(),
 		"UPSTREAM_SRC="+e.upstream, "PIN_FILE="+e.pin, "TREE="+e.tree,
-		"PATCHES="+e.patches, "STAGING_OUT="+e.staging, "TMPDIR="+e.t.TempDir(),
+		"PATCHES="+e.patches, "STAGING_OUT="+e.staging, "TMPDIR="+e.t.TempDir(), "PRM_CACHE="+e.cache,
 		// The real checks and staging modules need a real Kubernetes tree.
 		"VERIFY_D="+e.verifyDir(), "STAGING_LIST="+filepath.Join(e.t.TempDir(), "none"),
 		// Step times go to the test's output, not to the file of a CI run around it.
@@ -171,6 +174,79 @@ func TestTreeAssemblesAndIsReused(t *testing.T) {
 	e.mustRun("tree.sh")
 	if got := e.git("rev-parse", "HEAD"); got != head {
 		t.Errorf("re-assembled tree differs: %s != %s", got, head)
+	}
+}
+
+// The cache outside the checkout: a new checkout reuses the trees, a changed patch builds a new
+// series tree on the reused upstream, and an entry that a killed build left, or that was damaged
+// afterwards, is never used.
+func TestTreeCache(t *testing.T) {
+	e := withOnePatch(t)
+	fresh := func() string {
+		t.Helper()
+		if err := os.RemoveAll(e.tree); err != nil {
+			t.Fatal(err)
+		}
+		return e.mustRun("tree.sh")
+	}
+	fresh() // the cache has the series tree of withOnePatch's first tree.sh, without its patch
+	if out := fresh(); !strings.Contains(out, ": reused (key series/") || strings.Contains(out, "assembling upstream") {
+		t.Errorf("a new checkout did not reuse the cached series tree:\n%s", out)
+	}
+
+	// One patch changed: a new series tree, on the cached upstream.
+	e.commit("VERSION", "release = 2, patched\n", "touch VERSION")
+	e.mustRun("export.sh")
+	out := fresh()
+	if !strings.Contains(out, ": reused (key upstream/") || !strings.Contains(out, ": built (key series/") {
+		t.Errorf("a changed series did not build a new series tree on the cached upstream:\n%s", out)
+	}
+	if got := string(mustRead(t, filepath.Join(e.tree, "VERSION"))); got != "release = 2, patched\n" {
+		t.Errorf("tree does not have the changed series: VERSION = %q", got)
+	}
+
+	// A damaged entry (a file changed after it was made) is found, removed and built again.
+	entries, err := filepath.Glob(filepath.Join(e.cache, "series", "*", "VERSION"))
+	if err != nil || len(entries) != 3 {
+		t.Fatalf("series entries = %v, %v", entries, err)
+	}
+	for _, f := range entries {
+		writeFile(t, f, []byte("damaged\n"))
+	}
+	out = fresh()
+	if !strings.Contains(out, "incomplete or damaged") || !strings.Contains(out, ": built (key series/") {
+		t.Errorf("a damaged series tree was not rebuilt:\n%s", out)
+	}
+	if got := string(mustRead(t, filepath.Join(e.tree, "VERSION"))); got != "release = 2, patched\n" {
+		t.Errorf("tree from a damaged entry: VERSION = %q", got)
+	}
+
+	// A build killed half way leaves a temporary directory, never an entry: it is removed, and
+	// an entry without its completion mark is not used.
+	killed := filepath.Join(e.cache, "series", ".tmp.0123.999999999")
+	if err := os.MkdirAll(killed, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(killed, "VERSION"), []byte("half\n"))
+	upstream, _ := filepath.Glob(filepath.Join(e.cache, "upstream", "[0-9a-f]*"))
+	if len(upstream) != 1 {
+		t.Fatalf("upstream entries = %v", upstream)
+	}
+	if err := os.Remove(filepath.Join(upstream[0], ".prm-complete")); err != nil {
+		t.Fatal(err)
+	}
+	series, _ := filepath.Glob(filepath.Join(e.cache, "series", "[0-9a-f]*"))
+	for _, d := range series {
+		if err := os.RemoveAll(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out = fresh()
+	if !strings.Contains(out, ": built (key upstream/") || !strings.Contains(out, ": built (key series/") {
+		t.Errorf("an incomplete upstream entry was used:\n%s", out)
+	}
+	if _, err := os.Stat(killed); !os.IsNotExist(err) {
+		t.Errorf("the killed build's directory is still there (%v)", err)
 	}
 }
 
@@ -328,5 +404,70 @@ func writeFile(t *testing.T, path string, content []byte) {
 	t.Helper()
 	if err := os.WriteFile(path, content, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The cache's file entries (binaries, tools, the guest image): a hit is checked against the
+// manifest, so a changed, added or touched large file makes a rebuild; a failed build stores nothing.
+func TestCacheFileEntries(t *testing.T) {
+	e := newEnv(t)
+	cached := func(build string) (string, bool) {
+		t.Helper()
+		script := `. "$1/lib.sh"
+build() { ` + build + `; }
+dir=$(cached things key1 "a thing" build)
+echo "entry=$dir"`
+		cmd := exec.Command("bash", "-c", script, "bash", e.hack)
+		cmd.Env = append(os.Environ(), "PRM_CACHE="+e.cache, "PIN_FILE="+e.pin)
+		out, err := cmd.CombinedOutput()
+		return string(out), err == nil
+	}
+	const good = `echo one >"$1/a"; mkdir "$1/d"; echo two >"$1/d/b"; truncate -s 1100M "$1/disk"`
+	entry := filepath.Join(e.cache, "things", "key1")
+	steps := []struct {
+		name     string
+		before   func()
+		build    string
+		wantOK   bool
+		wantSays string
+	}{
+		{"first build", nil, good, true, "a thing: built (key things/key1)"},
+		{"reused", nil, good, true, "a thing: reused (key things/key1)"},
+		{"a changed file", func() { writeFile(t, filepath.Join(entry, "d", "b"), []byte("changed\n")) }, good, true, "incomplete or damaged"},
+		{"an added file", func() { writeFile(t, filepath.Join(entry, "extra"), []byte("x\n")) }, good, true, "incomplete or damaged"},
+		{"a large file touched", func() {
+			now := time.Now().Add(time.Hour)
+			if err := os.Chtimes(filepath.Join(entry, "disk"), now, now); err != nil {
+				t.Fatal(err)
+			}
+		}, good, true, "incomplete or damaged"},
+		{"no completion mark", func() {
+			if err := os.Remove(filepath.Join(entry, ".prm-complete")); err != nil {
+				t.Fatal(err)
+			}
+		}, good, true, "a thing: built (key things/key1)"},
+		{"a failing build", func() {
+			if err := os.RemoveAll(entry); err != nil {
+				t.Fatal(err)
+			}
+		}, `echo half >"$1/a"; false; echo "not reached" >"$1/b"`, false, "building a thing failed"},
+	}
+	for _, step := range steps {
+		if step.before != nil {
+			step.before()
+		}
+		out, ok := cached(step.build)
+		if ok != step.wantOK || !strings.Contains(out, step.wantSays) {
+			t.Fatalf("%s: ok=%v, want %v and %q in:\n%s", step.name, ok, step.wantOK, step.wantSays, out)
+		}
+		if ok && string(mustRead(t, filepath.Join(entry, "d", "b"))) != "two\n" {
+			t.Errorf("%s: the entry does not hold what the build made", step.name)
+		}
+	}
+	if _, err := os.Stat(entry); !os.IsNotExist(err) {
+		t.Errorf("a failed build left an entry (%v)", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(e.cache, "things", ".tmp.*")); len(left) != 0 {
+		t.Errorf("a failed build left its temporary directory: %v", left)
 	}
 }

@@ -14,9 +14,10 @@
 #
 # TREE defaults to $TREE or _output/kubernetes. Each generator first deletes the files it owns, so
 # running this on an up-to-date tree changes nothing (hack/verify.d/20-codegen.sh relies on that).
-# The per-package generators run on the packages the tree changes against its upstream commit and
-# the packages that import them, which finds the same differences as running them on every package
-# (see "Scope" below); --all (or CODEGEN_SCOPE=all) runs them on every package, as upstream.
+# The generators that write a package's files from that package alone (protobuf, deepcopy, swagger)
+# run on the packages the tree changes against its upstream commit and the packages that import
+# them, which finds the same differences as running them on every package (see "Scope" below);
+# --all (or CODEGEN_SCOPE=all) runs them on every package, as upstream.
 # Tools are linked into _output/tools (CODEGEN_TOOLS) from the cache outside the checkout
 # (hack/cache.sh): the generators from the tree's own code-generator and kube-openapi, etcd by
 # hack/install-etcd.sh, kube-apiserver by hack/build.sh; protoc is Debian's protobuf-compiler
@@ -109,16 +110,21 @@ tag_pkgs() {
 # ---------------------------------------------------------------------------------------------------
 # Scope: the packages whose generated code the tree's changes can change.
 #
-# The generators that write one package's files from that package (protobuf, deepcopy, swagger,
-# defaults, conversions) produce for package X a function of X's Go files, the Go files of the
-# packages X imports (directly or not), the generator and its flags. So when neither X nor anything
-# X imports differs from upstream (committed or not), X's generated files are exactly upstream's:
-# running them on X cannot find a difference the series made. Those generators run on the packages
-# the tree changes and every package that imports one of them (go list -deps), and the files they
-# delete first are those of these packages only. A hand edit of a generated file counts as a change
-# of its package, so it is always in scope. Generators that write one file or tree for all packages
-# (validation with its test fixtures, openapi, applyconfigs, featuregates, fixtures, openapi-spec)
-# run whole. --all (CODEGEN_SCOPE=all) runs every generator on every package, as upstream.
+# The generators that write one package's files from that package alone (protobuf, deepcopy,
+# swagger) produce for package X a function of X's Go files, the Go files of the packages X imports
+# (directly or not), the generator and its flags. So when neither X nor anything X imports differs
+# from upstream (committed or not), X's generated files are exactly upstream's: running them on X
+# cannot find a difference the series made. Those generators run on the packages the tree changes
+# and every package that imports one of them (go list -deps), and the files they delete first are
+# those of these packages only (protobuf still reads the others' types: "-" packages). A hand edit
+# of a generated file counts as a change of its package, so it is always in scope.
+# Every other generator runs whole: defaulter-gen and conversion-gen collect the defaulting and
+# conversion functions of all their input packages into one table, so one package's output depends
+# on which others are inputs (conversion-gen on a scoped list changed the conversions of
+# pkg/proxy/apis/config/v1alpha1 and pkg/scheduler/apis/config/v1); validation (with its test
+# fixtures), openapi and applyconfigs write files that cover all packages; featuregates, fixtures
+# and openapi-spec are the series' own. --all (CODEGEN_SCOPE=all) runs every generator on every
+# package, as upstream.
 
 declare -A IN_SCOPE=()
 SCOPE_ALL=false
@@ -280,10 +286,9 @@ EOF
 # codegen::defaults
 step_defaults() {
   local pkgs
-  mapfile -t pkgs < <(tag_pkgs '+k8s:defaulter-gen=' "${ALL_K8S_TAG_FILES[@]}" | scoped)
+  mapfile -t pkgs < <(tag_pkgs '+k8s:defaulter-gen=' "${ALL_K8S_TAG_FILES[@]}")
   info "${#pkgs[@]} packages"
-  [ ${#pkgs[@]} -gt 0 ] || return 0
-  git_find -z ':(glob)**/zz_generated.defaults.go' | scoped_files | xargs -0 -r rm -f
+  git_find -z ':(glob)**/zz_generated.defaults.go' | xargs -0 rm -f
   defaulter-gen \
     -v "$KUBE_VERBOSE" \
     --go-header-file "$BOILERPLATE" \
@@ -320,10 +325,9 @@ step_validation() {
 # codegen::conversions
 step_conversions() {
   local pkgs
-  mapfile -t pkgs < <(tag_pkgs '^// *+k8s:conversion-gen=' "${ALL_K8S_TAG_FILES[@]}" | scoped)
+  mapfile -t pkgs < <(tag_pkgs '^// *+k8s:conversion-gen=' "${ALL_K8S_TAG_FILES[@]}")
   info "${#pkgs[@]} packages"
-  [ ${#pkgs[@]} -gt 0 ] || return 0
-  git_find -z ':(glob)**/zz_generated.conversion.go' | scoped_files | xargs -0 -r rm -f
+  git_find -z ':(glob)**/zz_generated.conversion.go' | xargs -0 rm -f
   conversion-gen \
     -v "$KUBE_VERBOSE" \
     --go-header-file "$BOILERPLATE" \

@@ -5,4 +5,4 @@ set -o errexit -o nounset -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$ROOT"
 go run ./hack/tools/doccheck -root "$ROOT" -tree "$TREE" \
-  KEP.md README.md docs/driver-guide.md e2e-node/README.md staging/README.md
+  KEP.md README.md docs/driver-guide.md docs/ci.md e2e-node/README.md staging/README.md

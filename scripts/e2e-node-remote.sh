@@ -66,7 +66,7 @@ summary=$(project_tool junitsummary)
 stage=$E2E_OUT/remote/stage
 rm -rf "$stage"
 mkdir -p "$stage/hack" "$stage/e2e-node" "$stage/_output/bin" "$stage/_output/e2e/images" "$stage/_output/tools/bin"
-cp "$ROOT/hack/lib.sh" "$ROOT/hack/upstream.env" "$stage/hack/"
+cp "$ROOT/hack/lib.sh" "$ROOT/hack/cache.sh" "$ROOT/hack/upstream.env" "$stage/hack/"
 cp "$E2E_DIR"/{lib.sh,containerd.sh,images.sh,run-e2e-node.sh} "$stage/e2e-node/"
 ln "$BIN/kubelet" "$BIN/e2e_node.test" "$stage/_output/bin/" 2>/dev/null || cp "$BIN/kubelet" "$BIN/e2e_node.test" "$stage/_output/bin/"
 cp "$E2E_OUT"/images/*.tar "$stage/_output/e2e/images/"

@@ -92,7 +92,7 @@ func (e *env) run(script string, args ...string) (string, bool) {
 		// The real checks and staging modules need a real Kubernetes tree.
 		"VERIFY_D="+e.verifyDir(), "STAGING_LIST="+filepath.Join(e.t.TempDir(), "none"),
 		// Step times go to the test's output, not to the file of a CI run around it.
-		"STEP_TIMES_FILE=")
+		"STEP_TIMES_FILE=", "STEP_SPANS_FILE=", "STEP_PREFIX=")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Verifies the series from scratch, in a temporary directory:
+# Verifies the series from scratch, in a directory of its own beside the build cache:
 #   1. upstream is assembled and every patch applies with `git am` (no fuzz, no whitespace errors),
 #      from scratch unless the cache outside the checkout has that very result (hack/cache.sh:
 #      keyed by the release, the patches and the code that assembles and applies them);
@@ -7,19 +7,32 @@
 #   3. every hack/verify.d/ check (generated code, upstream's gofmt and linters, ...) passes on the
 #      result.
 #
-# Usage: hack/verify.sh [--keep]     (--keep leaves the temporary tree for inspection)
+# Usage: hack/verify.sh [--keep]     (--keep leaves the tree it checked for inspection, until the
+#                                    next make verify)
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 keep=false
 case ${1:-} in
--h | --help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 --keep) keep=true ;;
 "") ;;
 *) die "unknown argument $1 (see --help)" ;;
 esac
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/prm-verify.XXXXXX")
-$keep || trap 'rm -rf "$work"' EXIT
+# The checks run at one path on this machine, beside the build cache: golangci-lint keys its cache
+# of results on each file's absolute path (and content), so a new path every run would lint every
+# package anew. One make verify at a time uses it (a lock; a second one waits).
+work=$PRM_CACHE/verify/run
+mkdir -p "$PRM_CACHE/verify"
+exec {verify_lock}>>"$PRM_CACHE/verify/lock"
+if ! flock -n "$verify_lock"; then
+  info "waiting for another make verify on this machine ($work)"
+  flock "$verify_lock"
+fi
+chmod -R u+w "$work" 2>/dev/null || true
+rm -rf "$work"
+mkdir -p "$work"
+$keep || trap 'chmod -R u+w "$work" 2>/dev/null || true; rm -rf "$work"' EXIT
 failed=0
 fail() { printf 'FAIL: %s\n' "$*" >&2; failed=1; }
 

@@ -118,6 +118,7 @@ func summarize(data []byte, mustRun *regexp.Regexp, out io.Writer) (Counts, erro
 					c.MustRun++
 				}
 				fmt.Fprintf(out, "FAIL %s\n", tc.Name)
+				writeFailure(out, tc)
 			case tc.Skipped != nil || tc.Status == "skipped" || tc.Status == "pending":
 				reason := ""
 				if tc.Skipped != nil {
@@ -146,4 +147,30 @@ func summarize(data []byte, mustRun *regexp.Regexp, out io.Writer) (Counts, erro
 		}
 	}
 	return c, nil
+}
+
+// failureLines is how much of a failure's message is printed under its spec: enough for the
+// assertion and its values, the rest is in the report and the logs.
+const failureLines = 15
+
+// writeFailure prints the start of a failed spec's message, indented, so that a CI log says why.
+func writeFailure(out io.Writer, tc testCase) {
+	text := ""
+	for _, m := range []*message{tc.Failure, tc.Error} {
+		if m != nil && strings.TrimSpace(m.Message) != "" {
+			text = m.Message
+			break
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	for i, line := range lines {
+		if text == "" {
+			break
+		}
+		if i == failureLines {
+			fmt.Fprintf(out, "    | ... (%d more lines in the report)\n", len(lines)-failureLines)
+			break
+		}
+		fmt.Fprintf(out, "    | %s\n", line)
+	}
 }

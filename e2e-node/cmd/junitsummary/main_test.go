@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -28,19 +29,19 @@ func TestSummarize(t *testing.T) {
 		{
 			name:      "no must-run",
 			want:      Counts{Passed: 1, Failed: 2, Skipped: 1},
-			wantLines: "PASS [It] passes\nFAIL [It] fails\nSKIP [It] needs more CPUs: needs 4 CPUs\nFAIL [SynchronizedAfterSuite]\n",
+			wantLines: "PASS [It] passes\nFAIL [It] fails\n    | boom\nSKIP [It] needs more CPUs: needs 4 CPUs\nFAIL [SynchronizedAfterSuite]\n    | cleanup\n",
 		},
 		{
 			name:      "a must-run spec skipped",
 			mustRun:   "CPUs|passes",
 			want:      Counts{Passed: 1, Failed: 3, MustRun: 1},
-			wantLines: "PASS [It] passes\nFAIL [It] fails\nFAIL [It] needs more CPUs: skipped where it must run: needs 4 CPUs\nFAIL [SynchronizedAfterSuite]\n",
+			wantLines: "PASS [It] passes\nFAIL [It] fails\n    | boom\nFAIL [It] needs more CPUs: skipped where it must run: needs 4 CPUs\nFAIL [SynchronizedAfterSuite]\n    | cleanup\n",
 		},
 		{
 			name:      "must-run matches no spec",
 			mustRun:   "NUMA",
 			want:      Counts{Passed: 1, Failed: 2, Skipped: 1},
-			wantLines: "PASS [It] passes\nFAIL [It] fails\nSKIP [It] needs more CPUs: needs 4 CPUs\nFAIL [SynchronizedAfterSuite]\n",
+			wantLines: "PASS [It] passes\nFAIL [It] fails\n    | boom\nSKIP [It] needs more CPUs: needs 4 CPUs\nFAIL [SynchronizedAfterSuite]\n    | cleanup\n",
 		},
 	}
 	for _, tt := range tests {
@@ -65,5 +66,18 @@ func TestSummarize(t *testing.T) {
 	var out strings.Builder
 	if _, err := summarize([]byte("not xml"), nil, &out); err == nil {
 		t.Error("no error for a report that is not XML")
+	}
+}
+
+func TestWriteFailureKeepsTheStart(t *testing.T) {
+	var lines []string
+	for i := range 20 {
+		lines = append(lines, fmt.Sprintf("line %d", i))
+	}
+	var out strings.Builder
+	writeFailure(&out, testCase{Failure: &message{Message: strings.Join(lines, "\n")}})
+	got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(got) != failureLines+1 || got[0] != "    | line 0" || got[failureLines] != "    | ... (5 more lines in the report)" {
+		t.Errorf("printed:\n%s", out.String())
 	}
 }
